@@ -1,0 +1,183 @@
+#include "hzio/access/local_dataset.h"
+
+#include <algorithm>
+
+#include "hzio/access/sample_copy.h"
+#include "hzio/codec/codec.h"
+#include "hzio/util/error.h"
+#include "hzio/util/thread_pool.h"
+
+namespace hzio {
+
+namespace {
+
+constexpr size_t kMaxCachedTables = 4096;
+constexpr int64_t kBlocksPerTask = 32;
+constexpr uint64_t kMaxReadGap = 256 * 1024;  // merge payload reads separated by less than this
+
+struct BlockJob {
+  uint64_t block;
+  std::string path;
+  int64_t pos;
+};
+
+}  // namespace
+
+LocalDataset::LocalDataset(IdxHeader header, std::string source, std::string idx_dir, OpenOptions options)
+    : Dataset(std::move(header), std::move(source), options), files_(header_, std::move(idx_dir)) {
+  Check(header_.arco == 0, ErrorCode::kUnsupported,
+        source_ + ": ARCO one-file-per-block datasets ((arco) > 0) are not supported");
+}
+
+std::shared_ptr<const LocalDataset::FileTable> LocalDataset::Table(const std::string& path) {
+  {
+    std::lock_guard<std::mutex> lock(tables_mu_);
+    auto it = tables_.find(path);
+    if (it != tables_.end()) return it->second;
+  }
+  auto table = std::make_shared<FileTable>();
+  table->file = ReadFile::OpenIfExists(path);
+  if (table->file) {
+    const int64_t slots = files_.blocks_per_file() * static_cast<int64_t>(header_.fields.size());
+    const int64_t bytes = BlockTableBytes(header_.version, slots);
+    Check(table->file->size() >= static_cast<uint64_t>(bytes), ErrorCode::kCorrupt,
+          path + ": truncated: " + std::to_string(table->file->size()) + " bytes is shorter than its " +
+              std::to_string(bytes) + "-byte block table");
+    std::vector<uint8_t> raw(static_cast<size_t>(bytes));
+    table->file->ReadAt(0, static_cast<uint64_t>(bytes), raw.data());
+    table->entries = DecodeBlockTable(raw.data(), bytes, header_.version, slots, table->file->size(), path);
+  }
+  std::lock_guard<std::mutex> lock(tables_mu_);
+  if (tables_.size() >= kMaxCachedTables) tables_.clear();
+  tables_[path] = table;
+  return table;
+}
+
+LocalDataset::Location LocalDataset::Locate(int field, int64_t time, uint64_t block) {
+  Check(block < layout_->total_blocks(), ErrorCode::kOutOfRange,
+        source_ + ": block " + std::to_string(block) + " is beyond the last block " +
+            std::to_string(layout_->total_blocks() - 1));
+  auto table = Table(files_.FilePath(block, time));
+  Location loc{table->file, BlockEntry{}};
+  if (table->file)
+    loc.entry = table->entries[static_cast<size_t>(field * files_.blocks_per_file() + files_.PositionInFile(block))];
+  return loc;
+}
+
+std::optional<DecodedBlock> LocalDataset::ReadBlock(int field, int64_t time, uint64_t block) {
+  Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+        source_ + ": no field index " + std::to_string(field));
+  Check(header_.time.Contains(time), ErrorCode::kNotFound,
+        source_ + ": timestep " + std::to_string(time) + " is not in the dataset");
+  Location loc = Locate(field, time, block);
+  if (!loc.file || !loc.entry.Present()) return std::nullopt;
+  const DType& dtype = header_.fields[static_cast<size_t>(field)].dtype;
+  const std::string where = loc.file->path() + ": block " + std::to_string(block);
+  std::vector<uint8_t> payload(static_cast<size_t>(loc.entry.size));
+  loc.file->ReadAt(loc.entry.offset, loc.entry.size, payload.data());
+  DecodedBlock out;
+  out.id = block;
+  out.row_major = loc.entry.row_major();
+  out.grid = layout_->BlockGrid(block);
+  out.bytes.resize(static_cast<size_t>(dtype.BytesFor(layout_->samples_per_block())));
+  Decode(CodecFromCode(loc.entry.codec_code(), where), payload.data(), payload.size(), out.bytes.data(),
+         out.bytes.size(), where);
+  return out;
+}
+
+void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
+  const Field& field = header_.fields[static_cast<size_t>(q.field)];
+  const int64_t sample_bytes = field.dtype.SampleBytes();
+  const size_t block_bytes = static_cast<size_t>(field.dtype.BytesFor(layout_->samples_per_block()));
+  const std::vector<uint8_t> fill = field.DefaultSample();
+  const Box region = q.grid.LogicBox();
+  const int dims = layout_->dims();
+
+  // Every sample of the result belongs to exactly one of these blocks, so the result needs no
+  // initial fill: present blocks are scattered, absent ones filled with the default value.
+  std::vector<uint64_t> blocks = layout_->BlocksInRegion(region, q.levels);
+  std::vector<BlockJob> jobs;
+  jobs.reserve(blocks.size());
+  for (uint64_t b : blocks) jobs.push_back(BlockJob{b, files_.FilePath(b, q.time), files_.PositionInFile(b)});
+  std::stable_sort(jobs.begin(), jobs.end(), [](const BlockJob& a, const BlockJob& b) {
+    return a.path != b.path ? a.path < b.path : a.pos < b.pos;
+  });
+  // Tasks: runs of up to kBlocksPerTask blocks of one file.
+  std::vector<std::pair<size_t, size_t>> tasks;
+  for (size_t i = 0; i < jobs.size();) {
+    size_t j = i + 1;
+    while (j < jobs.size() && jobs[j].path == jobs[i].path && static_cast<int64_t>(j - i) < kBlocksPerTask) ++j;
+    tasks.emplace_back(i, j);
+    i = j;
+  }
+  const SampleSide dst{out, q.grid.count, nullptr};
+
+  auto scatter = [&](uint64_t block, const uint8_t* samples, bool row_major) {
+    const Grid grid = layout_->BlockGrid(block);
+    AxisCopy plan[kMaxDims];
+    if (!PlanGridCopy(grid, q.grid, region, plan)) return;
+    if (!samples) {
+      FillSamples(plan, dims, dst, fill.data(), sample_bytes);
+      return;
+    }
+    const uint32_t* map = row_major ? nullptr : layout_->RowMajorToHz(layout_->BlockLevel(block)).data();
+    CopySamples(plan, dims, SampleSide{const_cast<uint8_t*>(samples), grid.count, map}, dst, sample_bytes);
+  };
+
+  auto run_task = [&](int64_t t) {
+    thread_local std::vector<uint8_t> io_buffer, decoded;
+    const auto [begin, end] = tasks[static_cast<size_t>(t)];
+    auto table = Table(jobs[begin].path);
+    struct Present {
+      uint64_t block;
+      BlockEntry entry;
+    };
+    std::vector<Present> present;
+    for (size_t i = begin; i < end; ++i) {
+      const BlockEntry entry = table->file
+          ? table->entries[static_cast<size_t>(q.field * files_.blocks_per_file() + jobs[i].pos)]
+          : BlockEntry{};
+      if (entry.Present()) present.push_back(Present{jobs[i].block, entry});
+      else scatter(jobs[i].block, nullptr, false);
+    }
+    std::sort(present.begin(), present.end(),
+              [](const Present& a, const Present& b) { return a.entry.offset < b.entry.offset; });
+    // Read runs of nearby payloads with one pread each, then decode and scatter every block.
+    for (size_t i = 0; i < present.size();) {
+      size_t j = i + 1;
+      uint64_t run_end = present[i].entry.offset + present[i].entry.size;
+      while (j < present.size() && present[j].entry.offset <= run_end + kMaxReadGap) {
+        run_end = std::max(run_end, present[j].entry.offset + present[j].entry.size);
+        ++j;
+      }
+      const uint64_t run_start = present[i].entry.offset;
+      io_buffer.resize(static_cast<size_t>(run_end - run_start));
+      table->file->ReadAt(run_start, run_end - run_start, io_buffer.data());
+      for (size_t k = i; k < j; ++k) {
+        const BlockEntry& e = present[k].entry;
+        const uint8_t* payload = io_buffer.data() + (e.offset - run_start);
+        const std::string where = table->file->path() + ": block " + std::to_string(present[k].block);
+        const Codec codec = CodecFromCode(e.codec_code(), where);
+        const uint8_t* samples = payload;
+        if (codec == Codec::kRaw) {
+          Check(e.size == block_bytes, ErrorCode::kCorrupt,
+                where + ": raw block has " + std::to_string(e.size) + " bytes, expected " + std::to_string(block_bytes));
+        } else {
+          decoded.resize(block_bytes);
+          Decode(codec, payload, static_cast<size_t>(e.size), decoded.data(), block_bytes, where);
+          samples = decoded.data();
+        }
+        scatter(present[k].block, samples, e.row_major());
+      }
+      i = j;
+    }
+  };
+
+  if (options_.threads == 1 || tasks.size() <= 1) {
+    for (size_t t = 0; t < tasks.size(); ++t) run_task(static_cast<int64_t>(t));
+  } else {
+    ThreadPool::Shared().ParallelFor(static_cast<int64_t>(tasks.size()), run_task);
+  }
+}
+
+}  // namespace hzio

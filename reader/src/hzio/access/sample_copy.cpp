@@ -1,0 +1,105 @@
+#include "hzio/access/sample_copy.h"
+
+#include <cstring>
+
+namespace hzio {
+
+namespace {
+
+struct Walk {
+  int64_t src_stride[kMaxDims], dst_stride[kMaxDims];
+};
+
+Walk Strides(int dims, const Point& src_count, const Point& dst_count) {
+  Walk w{};
+  int64_t s = 1, d = 1;
+  for (int a = 0; a < kMaxDims; ++a) {
+    w.src_stride[a] = s;
+    w.dst_stride[a] = d;
+    if (a < dims) {
+      s *= src_count[a];
+      d *= dst_count[a];
+    }
+  }
+  return w;
+}
+
+// Calls row(src_linear_start, dst_linear_start) for every row of the plan (axes 1..dims-1).
+template <typename RowFn>
+void ForEachRow(const AxisCopy (&plan)[kMaxDims], int dims, const Walk& w, RowFn&& row) {
+  int64_t idx[kMaxDims] = {0, 0, 0, 0, 0};
+  for (;;) {
+    int64_t s = plan[0].src_first * w.src_stride[0], d = plan[0].dst_first * w.dst_stride[0];
+    for (int a = 1; a < dims; ++a) {
+      s += (plan[a].src_first + idx[a] * plan[a].src_step) * w.src_stride[a];
+      d += (plan[a].dst_first + idx[a] * plan[a].dst_step) * w.dst_stride[a];
+    }
+    row(s, d);
+    int a = 1;
+    for (; a < dims; ++a) {
+      if (++idx[a] < plan[a].count) break;
+      idx[a] = 0;
+    }
+    if (a >= dims) return;
+  }
+}
+
+template <int64_t kBytes>
+void CopyTyped(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& src,
+               const SampleSide& dst, int64_t bytes) {
+  const int64_t sb = kBytes > 0 ? kBytes : bytes;
+  const Walk w = Strides(dims, src.count, dst.count);
+  const int64_t n = plan[0].count, ss = plan[0].src_step, ds = plan[0].dst_step;
+  const uint8_t* sp = src.data;
+  uint8_t* dp = dst.data;
+  const uint32_t* smap = src.index_map;
+  const uint32_t* dmap = dst.index_map;
+  ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
+    if (!smap && !dmap && ss == 1 && ds == 1) {
+      std::memcpy(dp + d * sb, sp + s * sb, static_cast<size_t>(n * sb));
+      return;
+    }
+    for (int64_t m = 0; m < n; ++m, s += ss, d += ds) {
+      const int64_t si = smap ? smap[s] : s;
+      const int64_t di = dmap ? dmap[d] : d;
+      std::memcpy(dp + di * sb, sp + si * sb, static_cast<size_t>(sb));
+    }
+  });
+}
+
+}  // namespace
+
+void CopySamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& src,
+                 const SampleSide& dst, int64_t sample_bytes) {
+  switch (sample_bytes) {
+    case 1: return CopyTyped<1>(plan, dims, src, dst, sample_bytes);
+    case 2: return CopyTyped<2>(plan, dims, src, dst, sample_bytes);
+    case 4: return CopyTyped<4>(plan, dims, src, dst, sample_bytes);
+    case 8: return CopyTyped<8>(plan, dims, src, dst, sample_bytes);
+    case 3: return CopyTyped<3>(plan, dims, src, dst, sample_bytes);
+    case 12: return CopyTyped<12>(plan, dims, src, dst, sample_bytes);
+    case 16: return CopyTyped<16>(plan, dims, src, dst, sample_bytes);
+    case 24: return CopyTyped<24>(plan, dims, src, dst, sample_bytes);
+    default: return CopyTyped<0>(plan, dims, src, dst, sample_bytes);
+  }
+}
+
+void FillSamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& dst,
+                 const uint8_t* value, int64_t sample_bytes) {
+  const Walk w = Strides(dims, dst.count, dst.count);
+  const int64_t n = plan[0].count, ds = plan[0].dst_step;
+  ForEachRow(plan, dims, w, [&](int64_t, int64_t d) {
+    for (int64_t m = 0; m < n; ++m, d += ds) {
+      const int64_t di = dst.index_map ? dst.index_map[d] : d;
+      std::memcpy(dst.data + di * sample_bytes, value, static_cast<size_t>(sample_bytes));
+    }
+  });
+}
+
+int64_t PlannedSamples(const AxisCopy (&plan)[kMaxDims], int dims) {
+  int64_t n = 1;
+  for (int d = 0; d < dims; ++d) n *= plan[d].count;
+  return n;
+}
+
+}  // namespace hzio

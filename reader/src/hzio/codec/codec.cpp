@@ -1,0 +1,128 @@
+#include "hzio/codec/codec.h"
+
+#include <lz4.h>
+#include <zlib.h>
+
+#include <climits>
+#include <cstring>
+
+#include "hzio/util/error.h"
+
+namespace hzio {
+
+CodecSpec CodecSpec::Parse(const std::string& spec) {
+  CodecSpec s;
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  if (starts("zip")) {
+    s.codec = Codec::kZip;
+    if (spec.find("Z_BEST_SPEED") != std::string::npos) s.zip_level = 1;
+    else if (spec.find("Z_BEST_COMPRESSION") != std::string::npos) s.zip_level = 9;
+    else if (spec.find("Z_NO_COMPRESSION") != std::string::npos) s.zip_level = 0;
+  } else if (starts("lz4")) {
+    s.codec = Codec::kLz4;
+  } else if (starts("zfp")) {
+    s.codec = Codec::kZfp;
+  } else if (starts("png")) {
+    s.codec = Codec::kPng;
+  } else if (starts("jpg")) {
+    s.codec = Codec::kJpg;
+  }
+  return s;
+}
+
+std::string CodecSpec::Name() const { return CodecName(codec); }
+
+const char* CodecName(Codec codec) {
+  switch (codec) {
+    case Codec::kRaw: return "raw";
+    case Codec::kZip: return "zip";
+    case Codec::kJpg: return "jpg";
+    case Codec::kPng: return "png";
+    case Codec::kLz4: return "lz4";
+    case Codec::kZfp: return "zfp";
+  }
+  return "raw";
+}
+
+Codec CodecFromCode(int code, const std::string& where) {
+  switch (code) {
+    case 0: return Codec::kRaw;
+    case 3: return Codec::kZip;
+    case 4: return Codec::kJpg;
+    case 6: return Codec::kPng;
+    case 7: return Codec::kLz4;
+    case 8: return Codec::kZfp;
+    default:
+      throw Error(ErrorCode::kCorrupt, where + ": unknown compression code " + std::to_string(code));
+  }
+}
+
+std::vector<uint8_t> Encode(const CodecSpec& spec, const uint8_t* data, size_t size) {
+  switch (spec.codec) {
+    case Codec::kRaw:
+      return std::vector<uint8_t>(data, data + size);
+    case Codec::kZip: {
+      uLongf bound = compressBound(static_cast<uLong>(size));
+      std::vector<uint8_t> out(bound);
+      int rc = compress2(out.data(), &bound, data, static_cast<uLong>(size), spec.zip_level);
+      Check(rc == Z_OK, ErrorCode::kInternal, "zlib compress2 failed (" + std::to_string(rc) + ")");
+      out.resize(bound);
+      return out;
+    }
+    case Codec::kLz4: {
+      Check(size <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE), ErrorCode::kTooLarge,
+            "lz4 block of " + std::to_string(size) + " bytes is over the LZ4 limit");
+      std::vector<uint8_t> out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
+      int n = LZ4_compress_default(reinterpret_cast<const char*>(data), reinterpret_cast<char*>(out.data()),
+                                   static_cast<int>(size), static_cast<int>(out.size()));
+      Check(n > 0, ErrorCode::kInternal, "LZ4_compress_default failed");
+      out.resize(static_cast<size_t>(n));
+      return out;
+    }
+    default:
+      throw Error(ErrorCode::kUnsupported, std::string("writing ") + CodecName(spec.codec) +
+                                               " blocks is not supported (use raw, zip or lz4)");
+  }
+}
+
+void Decode(Codec codec, const uint8_t* data, size_t size, uint8_t* out, size_t out_size,
+            const std::string& where) {
+  switch (codec) {
+    case Codec::kRaw:
+      Check(size == out_size, ErrorCode::kCorrupt,
+            where + ": raw block has " + std::to_string(size) + " bytes, expected " + std::to_string(out_size));
+      std::memcpy(out, data, size);
+      return;
+    case Codec::kZip: {
+      // Inflate with a stream so a payload that decodes to more bytes than expected is detected.
+      Check(size <= UINT_MAX && out_size <= UINT_MAX, ErrorCode::kTooLarge, where + ": zip block over 4 GiB");
+      z_stream zs{};
+      Check(inflateInit(&zs) == Z_OK, ErrorCode::kInternal, "inflateInit failed");
+      zs.next_in = const_cast<Bytef*>(data);
+      zs.avail_in = static_cast<uInt>(size);
+      zs.next_out = out;
+      zs.avail_out = static_cast<uInt>(out_size);
+      int rc = inflate(&zs, Z_FINISH);
+      const size_t produced = out_size - zs.avail_out;
+      inflateEnd(&zs);
+      Check(rc == Z_STREAM_END && produced == out_size, ErrorCode::kCorrupt,
+            where + ": zip block does not decode to " + std::to_string(out_size) + " bytes" +
+                (rc == Z_STREAM_END ? " (got " + std::to_string(produced) + ")" : " (zlib error " + std::to_string(rc) + ")"));
+      return;
+    }
+    case Codec::kLz4: {
+      Check(size <= static_cast<size_t>(INT_MAX) && out_size <= static_cast<size_t>(INT_MAX), ErrorCode::kTooLarge,
+            where + ": lz4 block over 2 GiB");
+      int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data), reinterpret_cast<char*>(out),
+                                  static_cast<int>(size), static_cast<int>(out_size));
+      Check(n == static_cast<int>(out_size), ErrorCode::kCorrupt,
+            where + ": lz4 block does not decode to " + std::to_string(out_size) + " bytes");
+      return;
+    }
+    default:
+      throw Error(ErrorCode::kUnsupported,
+                  where + ": " + CodecName(codec) + " blocks are not supported (raw, zip, lz4 are)");
+  }
+}
+
+}  // namespace hzio

@@ -1,0 +1,119 @@
+#include "hzio/storage/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "hzio/util/error.h"
+
+namespace hzio {
+
+namespace {
+
+Error IoError(const std::string& what, const std::string& path) {
+  return Error(ErrorCode::kIo, path + ": " + what + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return nullptr;
+    throw IoError("cannot open", path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw IoError("cannot stat", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(ErrorCode::kIo, path + ": not a regular file");
+  }
+  return std::shared_ptr<ReadFile>(new ReadFile(path, fd, static_cast<uint64_t>(st.st_size)));
+}
+
+ReadFile::~ReadFile() { ::close(fd_); }
+
+void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw IoError("read failed", path_);
+    if (r == 0)
+      throw Error(ErrorCode::kCorrupt, path_ + ": truncated: wanted " + std::to_string(n) +
+                                           " bytes at offset " + std::to_string(offset) +
+                                           ", file has " + std::to_string(size_));
+    done += static_cast<uint64_t>(r);
+  }
+}
+
+WriteFile::WriteFile(const std::string& path, bool create) : path_(path) {
+  if (create) MakeParentDirectories(path);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  if (fd_ < 0) throw IoError("cannot open for writing", path);
+}
+
+WriteFile::~WriteFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+uint64_t WriteFile::size() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw IoError("cannot stat", path_);
+  return static_cast<uint64_t>(st.st_size);
+}
+
+void WriteFile::WriteAt(uint64_t offset, const uint8_t* data, uint64_t n) {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t w = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(offset + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw IoError("write failed", path_);
+    done += static_cast<uint64_t>(w);
+  }
+}
+
+void WriteFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw Error(ErrorCode::kCorrupt, path_ + ": truncated at offset " + std::to_string(offset + done));
+    done += static_cast<uint64_t>(r);
+  }
+}
+
+void WriteFile::Sync() {
+  if (::fsync(fd_) != 0) throw IoError("fsync failed", path_);
+}
+
+void MakeParentDirectories(const std::string& path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  auto f = ReadFile::OpenIfExists(path);
+  Check(f != nullptr, ErrorCode::kNotFound, path + ": no such file");
+  Check(f->size() < (uint64_t{1} << 30), ErrorCode::kTooLarge, path + ": file too large to read whole");
+  std::string s(f->size(), '\0');
+  f->ReadAt(0, f->size(), reinterpret_cast<uint8_t*>(s.data()));
+  return s;
+}
+
+}  // namespace hzio
