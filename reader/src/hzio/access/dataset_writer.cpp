@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <unordered_map>
 
@@ -118,18 +119,27 @@ class DatasetWriter::Impl {
     const int64_t sample_bytes = header_.fields[static_cast<size_t>(field)].dtype.SampleBytes();
     const Grid source{box.p1, Point(box.dims(), 1), box.Size()};
     std::vector<uint64_t> blocks = layout_->BlocksInRegion(box, LevelRange{0, header_.maxh()});
-    // Fixed order (file, slot) so that the same calls always produce the same bytes.
-    std::vector<Pending*> pendings(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i) pendings[i] = &GetPending(field, time, blocks[i]);
+    struct Piece {
+      Pending* pending;
+      AxisCopy plan[kMaxDims];
+    };
+    std::vector<Piece> pieces(blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const Grid grid = layout_->BlockGrid(blocks[i]);
+      if (!PlanGridCopy(source, grid, box, pieces[i].plan)) continue;
+      // A block this write fills entirely needs no default-value fill first.
+      const bool covers_block = PlannedSamples(pieces[i].plan, header_.dims()) == grid.NumSamples();
+      pieces[i].pending = &GetPending(field, time, blocks[i], covers_block);
+    }
     std::vector<Pending*> complete(blocks.size(), nullptr);
     RunParallel(static_cast<int64_t>(blocks.size()), [&](int64_t i) {
-      Pending& p = *pendings[static_cast<size_t>(i)];
-      AxisCopy plan[kMaxDims];
-      if (!PlanGridCopy(source, p.grid, box, plan)) return;
+      Piece& piece = pieces[static_cast<size_t>(i)];
+      if (piece.pending == nullptr) return;
+      Pending& p = *piece.pending;
       const uint32_t* map = p.row_major ? nullptr : layout_->RowMajorToHz(layout_->BlockLevel(p.block)).data();
-      CopySamples(plan, header_.dims(), SampleSide{const_cast<uint8_t*>(data), source.count, nullptr},
+      CopySamples(piece.plan, header_.dims(), SampleSide{const_cast<uint8_t*>(data), source.count, nullptr},
                   SampleSide{p.samples.data(), p.grid.count, map}, sample_bytes);
-      p.remaining -= PlannedSamples(plan, header_.dims());
+      p.remaining -= PlannedSamples(piece.plan, header_.dims());
       if (p.remaining <= 0) complete[static_cast<size_t>(i)] = &p;
     });
     std::vector<Pending*> done;
@@ -166,7 +176,7 @@ class DatasetWriter::Impl {
     Grid grid;
     bool row_major;
     int64_t remaining;  // samples inside the dataset box not yet written
-    std::vector<uint8_t> samples;
+    ByteBuffer samples;
   };
   struct OpenBlockFile {
     std::vector<BlockEntry> entries;
@@ -193,7 +203,7 @@ class DatasetWriter::Impl {
     return PlannedSamples(plan, header_.dims());
   }
 
-  Pending& GetPending(int field, int64_t time, uint64_t block) {
+  Pending& GetPending(int field, int64_t time, uint64_t block, bool covers_block) {
     const std::string key = Key(field, time, block);
     auto it = pending_.find(key);
     if (it != pending_.end()) return *it->second;
@@ -210,18 +220,17 @@ class DatasetWriter::Impl {
     // A block already on disk (an existing dataset, or flushed earlier) is read, merged, rewritten.
     OpenBlockFile& file = File(files_->FilePath(block, time));
     const BlockEntry entry = file.entries[static_cast<size_t>(field * files_->blocks_per_file() + files_->PositionInFile(block))];
+    p->samples = TakeBuffer(bytes);
     if (entry.Present()) {
       const std::string path = files_->FilePath(block, time);
       std::vector<uint8_t> payload(static_cast<size_t>(entry.size));
       WriteFile(path, false).ReadAt(entry.offset, entry.size, payload.data());
-      p->samples.resize(bytes);
       Decode(CodecFromCode(entry.codec_code(), path), payload.data(), payload.size(), p->samples.data(), bytes,
              path + ": block " + std::to_string(block));
       p->row_major = entry.row_major();
-    } else {
+    } else if (!covers_block) {
       const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
-      p->samples.resize(bytes);
-      for (size_t off = 0; off < bytes; off += fill.size()) std::copy(fill.begin(), fill.end(), p->samples.begin() + static_cast<std::ptrdiff_t>(off));
+      for (size_t off = 0; off < bytes; off += fill.size()) std::memcpy(p->samples.data() + off, fill.data(), fill.size());
     }
     Pending& ref = *p;
     pending_.emplace(key, std::move(p));
@@ -250,27 +259,40 @@ class DatasetWriter::Impl {
     return open_files_.emplace(path, std::move(f)).first->second;
   }
 
+  ByteBuffer TakeBuffer(size_t bytes) {
+    ByteBuffer b;
+    if (!free_buffers_.empty()) {
+      b = std::move(free_buffers_.back());
+      free_buffers_.pop_back();
+    }
+    b.Resize(bytes);
+    return b;
+  }
+
   // Encodes the blocks in parallel, then appends each file's payloads in the given order.
   void FlushBlocks(const std::vector<Pending*>& blocks) {
     constexpr size_t kBatch = 64;
+    encoded_.resize(kBatch);
     for (size_t start = 0; start < blocks.size(); start += kBatch) {
       const size_t n = std::min(kBatch, blocks.size() - start);
-      std::vector<std::vector<uint8_t>> encoded(n);
       RunParallel(static_cast<int64_t>(n), [&](int64_t i) {
         Pending& p = *blocks[start + static_cast<size_t>(i)];
-        encoded[static_cast<size_t>(i)] = Encode(codecs_[static_cast<size_t>(p.field)], p.samples.data(), p.samples.size());
+        const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
+        if (spec.codec != Codec::kRaw) EncodeInto(spec, p.samples.data(), p.samples.size(), encoded_[static_cast<size_t>(i)]);
       });
       for (size_t i = 0; i < n; ++i) {
         Pending& p = *blocks[start + i];
+        const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
+        const ByteBuffer& payload = spec.codec == Codec::kRaw ? p.samples : encoded_[i];
         const std::string path = files_->FilePath(p.block, p.time);
         OpenBlockFile& file = File(path);
-        const std::vector<uint8_t>& payload = encoded[i];
         WriteFile(path, false).WriteAt(file.end, payload.data(), payload.size());
         BlockEntry& e = file.entries[static_cast<size_t>(p.field * files_->blocks_per_file() + files_->PositionInFile(p.block))];
         e.offset = file.end;
         e.size = payload.size();
-        e.flags = static_cast<uint32_t>(codecs_[static_cast<size_t>(p.field)].codec) | (p.row_major ? kRowMajorFlag : 0u);
+        e.flags = static_cast<uint32_t>(spec.codec) | (p.row_major ? kRowMajorFlag : 0u);
         file.end += payload.size();
+        if (free_buffers_.size() < kBatch) free_buffers_.push_back(std::move(p.samples));
         pending_.erase(Key(p.field, p.time, p.block));
       }
     }
@@ -290,6 +312,8 @@ class DatasetWriter::Impl {
   std::unique_ptr<ThreadPool> owned_pool_;
   std::unordered_map<std::string, std::unique_ptr<Pending>> pending_;
   std::unordered_map<std::string, OpenBlockFile> open_files_;
+  std::vector<ByteBuffer> free_buffers_;
+  std::vector<ByteBuffer> encoded_;
   uint64_t next_order_ = 0;
   int64_t written_ = 0;
   int64_t expected_ = 0;

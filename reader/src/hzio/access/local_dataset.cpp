@@ -4,6 +4,7 @@
 
 #include "hzio/access/sample_copy.h"
 #include "hzio/codec/codec.h"
+#include "hzio/util/byte_buffer.h"
 #include "hzio/util/error.h"
 #include "hzio/util/thread_pool.h"
 
@@ -125,7 +126,7 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
   };
 
   auto run_task = [&](int64_t t) {
-    thread_local std::vector<uint8_t> io_buffer, decoded;
+    thread_local ByteBuffer io_buffer, decoded;
     const auto [begin, end] = tasks[static_cast<size_t>(t)];
     auto table = Table(jobs[begin].path);
     struct Present {
@@ -142,20 +143,28 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
     }
     std::sort(present.begin(), present.end(),
               [](const Present& a, const Present& b) { return a.entry.offset < b.entry.offset; });
-    // Read runs of nearby payloads with one pread each, then decode and scatter every block.
+    // Payloads come straight from the file's mapping (no copy out of the page cache); without a
+    // mapping, runs of nearby payloads are read with one pread each.
+    const uint8_t* mapped = table->file ? table->file->Mapped() : nullptr;
     for (size_t i = 0; i < present.size();) {
       size_t j = i + 1;
-      uint64_t run_end = present[i].entry.offset + present[i].entry.size;
-      while (j < present.size() && present[j].entry.offset <= run_end + kMaxReadGap) {
-        run_end = std::max(run_end, present[j].entry.offset + present[j].entry.size);
-        ++j;
+      uint64_t run_start = present[i].entry.offset;
+      const uint8_t* run = nullptr;
+      if (mapped) {
+        run = mapped + run_start;
+      } else {
+        uint64_t run_end = present[i].entry.offset + present[i].entry.size;
+        while (j < present.size() && present[j].entry.offset <= run_end + kMaxReadGap) {
+          run_end = std::max(run_end, present[j].entry.offset + present[j].entry.size);
+          ++j;
+        }
+        io_buffer.Resize(static_cast<size_t>(run_end - run_start));
+        table->file->ReadAt(run_start, run_end - run_start, io_buffer.data());
+        run = io_buffer.data();
       }
-      const uint64_t run_start = present[i].entry.offset;
-      io_buffer.resize(static_cast<size_t>(run_end - run_start));
-      table->file->ReadAt(run_start, run_end - run_start, io_buffer.data());
       for (size_t k = i; k < j; ++k) {
         const BlockEntry& e = present[k].entry;
-        const uint8_t* payload = io_buffer.data() + (e.offset - run_start);
+        const uint8_t* payload = run + (e.offset - run_start);
         const std::string where = table->file->path() + ": block " + std::to_string(present[k].block);
         const Codec codec = CodecFromCode(e.codec_code(), where);
         const uint8_t* samples = payload;
@@ -163,7 +172,7 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
           Check(e.size == block_bytes, ErrorCode::kCorrupt,
                 where + ": raw block has " + std::to_string(e.size) + " bytes, expected " + std::to_string(block_bytes));
         } else {
-          decoded.resize(block_bytes);
+          decoded.Resize(block_bytes);
           Decode(codec, payload, static_cast<size_t>(e.size), decoded.data(), block_bytes, where);
           samples = decoded.data();
         }

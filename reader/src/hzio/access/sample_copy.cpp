@@ -54,17 +54,33 @@ void CopyTyped(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& src
   uint8_t* dp = dst.data;
   const uint32_t* smap = src.index_map;
   const uint32_t* dmap = dst.index_map;
-  ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
-    if (!smap && !dmap && ss == 1 && ds == 1) {
-      std::memcpy(dp + d * sb, sp + s * sb, static_cast<size_t>(n * sb));
-      return;
-    }
-    for (int64_t m = 0; m < n; ++m, s += ss, d += ds) {
-      const int64_t si = smap ? smap[s] : s;
-      const int64_t di = dmap ? dmap[d] : d;
-      std::memcpy(dp + di * sb, sp + si * sb, static_cast<size_t>(sb));
-    }
-  });
+  // One loop per index-map case, so the per-sample loop carries no branches.
+  if (!smap && !dmap) {
+    ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
+      if (ss == 1 && ds == 1) {
+        std::memcpy(dp + d * sb, sp + s * sb, static_cast<size_t>(n * sb));
+        return;
+      }
+      const uint8_t* from = sp + s * sb;
+      uint8_t* to = dp + d * sb;
+      for (int64_t m = 0; m < n; ++m, from += ss * sb, to += ds * sb) std::memcpy(to, from, static_cast<size_t>(sb));
+    });
+  } else if (smap && !dmap) {
+    ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
+      uint8_t* to = dp + d * sb;
+      for (int64_t m = 0; m < n; ++m, s += ss, to += ds * sb) std::memcpy(to, sp + smap[s] * sb, static_cast<size_t>(sb));
+    });
+  } else if (!smap && dmap) {
+    ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
+      const uint8_t* from = sp + s * sb;
+      for (int64_t m = 0; m < n; ++m, from += ss * sb, d += ds) std::memcpy(dp + dmap[d] * sb, from, static_cast<size_t>(sb));
+    });
+  } else {
+    ForEachRow(plan, dims, w, [&](int64_t s, int64_t d) {
+      for (int64_t m = 0; m < n; ++m, s += ss, d += ds)
+        std::memcpy(dp + dmap[d] * sb, sp + smap[s] * sb, static_cast<size_t>(sb));
+    });
+  }
 }
 
 }  // namespace

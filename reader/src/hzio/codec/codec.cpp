@@ -57,32 +57,40 @@ Codec CodecFromCode(int code, const std::string& where) {
   }
 }
 
-std::vector<uint8_t> Encode(const CodecSpec& spec, const uint8_t* data, size_t size) {
+void EncodeInto(const CodecSpec& spec, const uint8_t* data, size_t size, ByteBuffer& out) {
   switch (spec.codec) {
     case Codec::kRaw:
-      return std::vector<uint8_t>(data, data + size);
+      out.Resize(size);
+      if (size) std::memcpy(out.data(), data, size);
+      return;
     case Codec::kZip: {
       uLongf bound = compressBound(static_cast<uLong>(size));
-      std::vector<uint8_t> out(bound);
+      out.Resize(bound);
       int rc = compress2(out.data(), &bound, data, static_cast<uLong>(size), spec.zip_level);
       Check(rc == Z_OK, ErrorCode::kInternal, "zlib compress2 failed (" + std::to_string(rc) + ")");
-      out.resize(bound);
-      return out;
+      out.Resize(bound);
+      return;
     }
     case Codec::kLz4: {
       Check(size <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE), ErrorCode::kTooLarge,
             "lz4 block of " + std::to_string(size) + " bytes is over the LZ4 limit");
-      std::vector<uint8_t> out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
+      out.Resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
       int n = LZ4_compress_default(reinterpret_cast<const char*>(data), reinterpret_cast<char*>(out.data()),
                                    static_cast<int>(size), static_cast<int>(out.size()));
       Check(n > 0, ErrorCode::kInternal, "LZ4_compress_default failed");
-      out.resize(static_cast<size_t>(n));
-      return out;
+      out.Resize(static_cast<size_t>(n));
+      return;
     }
     default:
       throw Error(ErrorCode::kUnsupported, std::string("writing ") + CodecName(spec.codec) +
                                                " blocks is not supported (use raw, zip or lz4)");
   }
+}
+
+std::vector<uint8_t> Encode(const CodecSpec& spec, const uint8_t* data, size_t size) {
+  ByteBuffer out;
+  EncodeInto(spec, data, size, out);
+  return std::vector<uint8_t>(out.data(), out.data() + out.size());
 }
 
 void Decode(Codec codec, const uint8_t* data, size_t size, uint8_t* out, size_t out_size,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "hzio/util/byte_buffer.h"
+
 namespace hzio {
 
 /// Compression codes as stored in the low nibble of a block entry's flags (§4.5).
@@ -28,6 +30,8 @@ const char* CodecName(Codec codec);
 
 /// Encodes `size` bytes. Throws kUnsupported for codecs hzio cannot write (jpg, png, zfp).
 std::vector<uint8_t> Encode(const CodecSpec& spec, const uint8_t* data, size_t size);
+/// Same, into a reusable buffer (resized to the encoded length).
+void EncodeInto(const CodecSpec& spec, const uint8_t* data, size_t size, ByteBuffer& out);
 /// Decodes into `out`, which must be exactly the expected decoded size; throws kCorrupt naming
 /// `where` if the payload does not decode to exactly that many bytes.
 void Decode(Codec codec, const uint8_t* data, size_t size, uint8_t* out, size_t out_size,

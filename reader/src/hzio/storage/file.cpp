@@ -1,6 +1,7 @@
 #include "hzio/storage/file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,7 +39,19 @@ std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
   return std::shared_ptr<ReadFile>(new ReadFile(path, fd, static_cast<uint64_t>(st.st_size)));
 }
 
-ReadFile::~ReadFile() { ::close(fd_); }
+ReadFile::~ReadFile() {
+  if (map_ != nullptr) ::munmap(map_, size_);
+  ::close(fd_);
+}
+
+const uint8_t* ReadFile::Mapped() const {
+  std::call_once(map_once_, [this] {
+    if (size_ == 0) return;
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+    if (p != MAP_FAILED) map_ = p;
+  });
+  return static_cast<const uint8_t*>(map_);
+}
 
 void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
   uint64_t done = 0;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace hzio {
@@ -18,12 +19,17 @@ class ReadFile {
   uint64_t size() const { return size_; }
   /// Reads exactly n bytes at offset; a short read is kCorrupt ("truncated").
   void ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const;
+  /// The whole file mapped read-only (mapped on first use; null if mapping failed, in which case
+  /// callers use ReadAt). Saves the copy pread makes out of the page cache.
+  const uint8_t* Mapped() const;
 
  private:
   ReadFile(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
   std::string path_;
   int fd_;
   uint64_t size_;
+  mutable std::once_flag map_once_;
+  mutable void* map_ = nullptr;
 };
 
 class WriteFile {

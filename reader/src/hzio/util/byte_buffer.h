@@ -1,0 +1,36 @@
+/// A growable byte buffer that never zero-fills: hot paths (block decode, encode, scatter) resize
+/// scratch memory per block, and value-initialising it cost as much as the copy itself.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace hzio {
+
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  explicit ByteBuffer(size_t n) { Resize(n); }
+
+  /// Sets the size to n; contents up to the old size are kept, the rest is uninitialised.
+  void Resize(size_t n) {
+    if (n > capacity_) {
+      std::unique_ptr<uint8_t[]> grown(new uint8_t[n]);
+      if (size_ > 0) std::memcpy(grown.get(), data_.get(), size_);
+      data_ = std::move(grown);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace hzio
