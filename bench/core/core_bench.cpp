@@ -3,7 +3,8 @@
 // region is the library's own work. Prints one JSON object per command.
 //
 //   hzio-bench-core read IDX [--level H] [--repeat N]        box query of the whole dataset
-//   hzio-bench-core write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L] [--repeat N]
+//   hzio-bench-core write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L]
+//                   [--bitsperblock N] [--blocksperfile N] [--repeat N]
 //   hzio-bench-core memcpy BYTES [--repeat N]
 #include <algorithm>
 #include <chrono>
@@ -82,6 +83,8 @@ int Write(int argc, char** argv) {
   f.compression = compression == "raw" ? "" : compression;
   f.hz_layout = Option(argc, argv, "--layout", "rowmajor") == "hzorder";
   h.fields.push_back(f);
+  h.bits_per_block = std::stoi(Option(argc, argv, "--bitsperblock", "0"));
+  h.blocks_per_file = std::stoll(Option(argc, argv, "--blocksperfile", "0"));
   const int repeat = std::stoi(Option(argc, argv, "--repeat", "3"));
   std::vector<uint8_t> data(static_cast<size_t>(f.dtype.BytesFor(box.Size().Product())));
   std::ifstream(raw, std::ios::binary).read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));

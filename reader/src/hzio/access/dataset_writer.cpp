@@ -19,13 +19,13 @@
 
 namespace hzio {
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
+void WriteFileAtomically(const std::string& path, const std::string& text, bool sync) {
   MakeParentDirectories(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     WriteFile f(tmp, true);
     f.WriteAt(0, reinterpret_cast<const uint8_t*>(text.data()), text.size());
-    f.Sync();
+    if (sync) f.Sync();
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
@@ -43,6 +43,8 @@ void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header) {
 }
 
 namespace {
+
+constexpr size_t kBatch = 64;  // blocks encoded and written together
 
 std::string Stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
@@ -119,33 +121,37 @@ class DatasetWriter::Impl {
     const int64_t sample_bytes = header_.fields[static_cast<size_t>(field)].dtype.SampleBytes();
     const Grid source{box.p1, Point(box.dims(), 1), box.Size()};
     std::vector<uint64_t> blocks = layout_->BlocksInRegion(box, LevelRange{0, header_.maxh()});
+    // Batches of blocks, so completed blocks are flushed and their buffers reused before the next
+    // batch allocates: memory stays bounded and fresh pages are rarely faulted in.
     struct Piece {
-      Pending* pending;
+      Pending* pending = nullptr;
       AxisCopy plan[kMaxDims];
     };
-    std::vector<Piece> pieces(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      const Grid grid = layout_->BlockGrid(blocks[i]);
-      if (!PlanGridCopy(source, grid, box, pieces[i].plan)) continue;
-      // A block this write fills entirely needs no default-value fill first.
-      const bool covers_block = PlannedSamples(pieces[i].plan, header_.dims()) == grid.NumSamples();
-      pieces[i].pending = &GetPending(field, time, blocks[i], covers_block);
+    std::vector<Piece> pieces(std::min(blocks.size(), kBatch));
+    for (size_t start = 0; start < blocks.size(); start += kBatch) {
+      const size_t n = std::min(kBatch, blocks.size() - start);
+      for (size_t i = 0; i < n; ++i) {
+        const Grid grid = layout_->BlockGrid(blocks[start + i]);
+        pieces[i].pending = nullptr;
+        if (!PlanGridCopy(source, grid, box, pieces[i].plan)) continue;
+        // A block this write fills entirely needs no default-value fill first.
+        const bool covers_block = PlannedSamples(pieces[i].plan, header_.dims()) == grid.NumSamples();
+        pieces[i].pending = &GetPending(field, time, blocks[start + i], covers_block);
+      }
+      RunParallel(static_cast<int64_t>(n), [&](int64_t i) {
+        Piece& piece = pieces[static_cast<size_t>(i)];
+        if (piece.pending == nullptr) return;
+        Pending& p = *piece.pending;
+        const uint32_t* map = p.row_major ? nullptr : layout_->RowMajorToHz(layout_->BlockLevel(p.block)).data();
+        CopySamples(piece.plan, header_.dims(), SampleSide{const_cast<uint8_t*>(data), source.count, nullptr},
+                    SampleSide{p.samples.data(), p.grid.count, map}, sample_bytes);
+        p.remaining -= PlannedSamples(piece.plan, header_.dims());
+      });
+      std::vector<Pending*> done;
+      for (size_t i = 0; i < n; ++i)
+        if (pieces[i].pending != nullptr && pieces[i].pending->remaining <= 0) done.push_back(pieces[i].pending);
+      FlushBlocks(done);
     }
-    std::vector<Pending*> complete(blocks.size(), nullptr);
-    RunParallel(static_cast<int64_t>(blocks.size()), [&](int64_t i) {
-      Piece& piece = pieces[static_cast<size_t>(i)];
-      if (piece.pending == nullptr) return;
-      Pending& p = *piece.pending;
-      const uint32_t* map = p.row_major ? nullptr : layout_->RowMajorToHz(layout_->BlockLevel(p.block)).data();
-      CopySamples(piece.plan, header_.dims(), SampleSide{const_cast<uint8_t*>(data), source.count, nullptr},
-                  SampleSide{p.samples.data(), p.grid.count, map}, sample_bytes);
-      p.remaining -= PlannedSamples(piece.plan, header_.dims());
-      if (p.remaining <= 0) complete[static_cast<size_t>(i)] = &p;
-    });
-    std::vector<Pending*> done;
-    for (Pending* p : complete)
-      if (p) done.push_back(p);
-    FlushBlocks(done);
     written_ += box.Size().Product();
     if (options_.progress) options_.progress(written_, expected_);
   }
@@ -161,9 +167,9 @@ class DatasetWriter::Impl {
       WriteFile f(path, false);
       std::vector<uint8_t> table = EncodeBlockTable(file.entries);
       f.WriteAt(0, table.data(), table.size());
-      f.Sync();
+      if (options_.sync) f.Sync();
     }
-    if (!existing_dataset_) WriteFileAtomically(idx_path_, header_.ToText());
+    if (!existing_dataset_) WriteFileAtomically(idx_path_, header_.ToText(), options_.sync);
     finished_ = true;
   }
 
@@ -269,12 +275,18 @@ class DatasetWriter::Impl {
     return b;
   }
 
-  // Encodes the blocks in parallel, then appends each file's payloads in the given order.
+  // Encodes the blocks in parallel, then places and writes each file's payloads in the given order
+  // (so the same calls always give the same bytes).
   void FlushBlocks(const std::vector<Pending*>& blocks) {
-    constexpr size_t kBatch = 64;
     encoded_.resize(kBatch);
     for (size_t start = 0; start < blocks.size(); start += kBatch) {
       const size_t n = std::min(kBatch, blocks.size() - start);
+      struct Placed {
+        std::string path;
+        uint64_t offset;
+        const ByteBuffer* payload;
+      };
+      std::vector<Placed> placed(n);
       RunParallel(static_cast<int64_t>(n), [&](int64_t i) {
         Pending& p = *blocks[start + static_cast<size_t>(i)];
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
@@ -286,13 +298,18 @@ class DatasetWriter::Impl {
         const ByteBuffer& payload = spec.codec == Codec::kRaw ? p.samples : encoded_[i];
         const std::string path = files_->FilePath(p.block, p.time);
         OpenBlockFile& file = File(path);
-        WriteFile(path, false).WriteAt(file.end, payload.data(), payload.size());
         BlockEntry& e = file.entries[static_cast<size_t>(p.field * files_->blocks_per_file() + files_->PositionInFile(p.block))];
         e.offset = file.end;
         e.size = payload.size();
         e.flags = static_cast<uint32_t>(spec.codec) | (p.row_major ? kRowMajorFlag : 0u);
         file.end += payload.size();
-        if (free_buffers_.size() < kBatch) free_buffers_.push_back(std::move(p.samples));
+        placed[i] = Placed{path, e.offset, &payload};
+      }
+      // Sequential: writes into one file serialise on its inode lock anyway.
+      for (const Placed& pl : placed) WriteFile(pl.path, false).WriteAt(pl.offset, pl.payload->data(), pl.payload->size());
+      for (size_t i = 0; i < n; ++i) {
+        Pending& p = *blocks[start + i];
+        if (free_buffers_.size() < 2 * kBatch) free_buffers_.push_back(std::move(p.samples));
         pending_.erase(Key(p.field, p.time, p.block));
       }
     }

@@ -19,6 +19,9 @@ namespace hzio {
 struct WriterOptions {
   int threads = 0;                 // encode threads; 0 = hardware concurrency
   bool allow_existing = false;     // write into an existing dataset (same header) instead of failing
+  /// fsync every block file before the .idx goes in (survives power loss, costs a disk flush).
+  /// Without it the ordering still holds for crashes: the .idx appears only after all data.
+  bool sync = false;
   /// Called with (samples written so far, samples expected) for progress bars.
   std::function<void(int64_t, int64_t)> progress;
 };
@@ -49,7 +52,8 @@ class DatasetWriter {
 /// Writes just the header of a new, empty dataset (what `hzio create` does).
 void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header);
 
-/// Writes `text` to `path` through a temporary file and a rename (never a half-written file).
-void WriteFileAtomically(const std::string& path, const std::string& text);
+/// Writes `text` to `path` through a temporary file and a rename (never a half-written file);
+/// `sync` flushes it to disk before the rename.
+void WriteFileAtomically(const std::string& path, const std::string& text, bool sync = false);
 
 }  // namespace hzio

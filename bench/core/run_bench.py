@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Serial read and write of a 512^3 float32 dataset: hzio vs OpenVisus 2.2.149 vs memcpy, side by
+side in one run (issue 2, design.md §7). Writes bench/core/RESULTS.md.
+
+    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core [--size 512] [--repeat 5]
+
+OpenVisus writes the dataset (raw, row-major, its default layout); both libraries then read those
+same files from the page cache, full resolution and coarser levels. Writes: both write the same
+array with the same bitsperblock/blocksperfile, raw and zip. Every figure is a median of
+--repeat runs; ratios are computed from medians measured in this run.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+os.environ.setdefault("VISUS_DISABLE_WRITE_LOCK", "1")
+import OpenVisus as ov  # noqa: E402
+
+
+def median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def hzio(bench, *args):
+    out = subprocess.run([bench, *map(str, args)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def make_array(n):
+    z, y, x = np.meshgrid(*(np.arange(n, dtype=np.float32),) * 3, indexing="ij")
+    a = np.sin(x * 0.05) * np.cos(y * 0.03) + np.sin(z * 0.11) + 0.001 * x * y / n
+    return np.ascontiguousarray(a.astype(np.float32))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--size", type=int, default=512)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
+    args = ap.parse_args()
+    n, rep = args.size, args.repeat
+    work = args.workdir or tempfile.mkdtemp(prefix="hzio_bench_core_")
+    os.makedirs(work, exist_ok=True)
+    a = make_array(n)
+    raw = os.path.join(work, "source.raw")
+    a.tofile(raw)
+    nbytes = a.nbytes
+    rows = []
+
+    # --- OpenVisus writes the dataset both libraries read -----------------------------------------
+    ov_dir = os.path.join(work, "ov")
+    idx = os.path.join(ov_dir, "visus.idx")
+
+    def ov_write_raw():
+        shutil.rmtree(ov_dir, ignore_errors=True)
+        db = ov.CreateIdx(url=idx, dims=[n, n, n], fields=[ov.Field("data", "float32", "row_major")])
+        db.write(a)
+
+    ov_raw_s = median_time(ov_write_raw, max(1, rep // 2))
+    header = open(idx).read().split()
+    bpb = int(header[header.index("(bitsperblock)") + 1])
+    bpf = int(header[header.index("(blocksperfile)") + 1])
+    maxh = len(header[header.index("(bits)") + 1]) - 1
+
+    zip_dir = os.path.join(work, "ovzip")
+
+    def ov_write_zip():
+        shutil.rmtree(zip_dir, ignore_errors=True)
+        ov.CreateIdx(url=os.path.join(zip_dir, "visus.idx"), dim=3, data=a, compression=["zip"],
+                     bitsperblock=bpb, blocksperfile=bpf)
+
+    ov_zip_s = median_time(ov_write_zip, max(1, rep // 2))
+    hz_raw = hzio(args.bench, "write", raw, os.path.join(work, "hz_raw/visus.idx"), "--dims", f"{n},{n},{n}",
+                  "--dtype", "float32", "--bitsperblock", bpb, "--blocksperfile", bpf, "--repeat", max(1, rep // 2))
+    hz_zip = hzio(args.bench, "write", raw, os.path.join(work, "hz_zip/visus.idx"), "--dims", f"{n},{n},{n}",
+                  "--dtype", "float32", "--compression", "zip", "--bitsperblock", bpb, "--blocksperfile", bpf,
+                  "--repeat", max(1, rep // 2))
+    rows.append(("write raw", ov_raw_s, hz_raw["median_s"]))
+    rows.append(("write zip", ov_zip_s, hz_zip["median_s"]))
+
+    # --- reads of OpenVisus's files ---------------------------------------------------------------
+    db = ov.LoadDataset(idx)
+    assert np.array_equal(db.read(), a)
+    memcpy = hzio(args.bench, "memcpy", nbytes, "--repeat", rep)
+    read_rows = []
+    for h in [maxh, maxh - 1, maxh - 3, maxh - 6, maxh - 9]:
+        db.read(max_resolution=h)  # warm
+        ov_s = median_time(lambda: db.read(max_resolution=h), rep)
+        hz = hzio(args.bench, "read", idx, "--level", h, "--repeat", rep)
+        read_rows.append((h, hz["samples"], ov_s, hz["median_s"]))
+
+    # --- report -----------------------------------------------------------------------------------
+    full_hz = read_rows[0][3]
+    lines = [
+        "## Serial read and write (issue 2)",
+        "",
+        f"{n}^3 float32 ({nbytes / 2**20:.0f} MiB), bitmask of maxh {maxh}, bitsperblock {bpb}, "
+        f"blocksperfile {bpf}; medians of {rep} runs (writes: {max(1, rep // 2)}), all measured in one run of:",
+        "",
+        "    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core",
+        "",
+        "| operation | OpenVisus 2.2.149 (s) | hzio (s) | hzio speed-up |",
+        "|---|---|---|---|",
+    ]
+    for name, ov_s, hz_s in rows:
+        lines.append(f"| {name} | {ov_s:.3f} | {hz_s:.3f} | {ov_s / hz_s:.1f}x |")
+    lines += ["", "| read level H | samples | OpenVisus (s) | hzio (s) | hzio speed-up | hzio GB/s | hzio time / full-res time |",
+              "|---|---|---|---|---|---|---|"]
+    for h, samples, ov_s, hz_s in read_rows:
+        lines.append(f"| {h} | {samples} | {ov_s:.4f} | {hz_s:.4f} | {ov_s / hz_s:.1f}x | "
+                     f"{samples * 4 / hz_s / 1e9:.2f} | {hz_s / full_hz:.3f} |")
+    mc = memcpy["median_s"]
+    lines += ["", f"memcpy of {nbytes / 2**20:.0f} MiB (pre-touched buffers): {mc:.4f} s "
+              f"({nbytes / mc / 1e9:.2f} GB/s); hzio full-resolution read = "
+              f"**{mc / full_hz:.2f}x memcpy bandwidth**.", ""]
+    text = "\n".join(lines)
+    print(text)
+    with open(args.out, "w") as f:
+        f.write(text)
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
