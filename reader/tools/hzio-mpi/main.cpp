@@ -1,0 +1,46 @@
+// hzio-mpi: the parallel write/read driver (design.md §3). Thin: the work is in hzio::mpi.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "commands.h"
+#include "hzio/util/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  mpiexec -n N hzio-mpi write OUT.idx --dims X,Y,Z [--grid PX,PY,PZ] [--blocks-per-rank K]\n"
+    "      [--fields \"pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]\"]\n"
+    "      [--timesteps T] [--bitsperblock N] [--blocksperfile N] [--restructure default|expanded|AxBxC]\n"
+    "      [--aggregators K] [--compression raw|zip|lz4] [--json]\n"
+    "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H] [--field NAME] [--time T]\n"
+    "      [--mode two-phase|one-phase] [--aggregators K] [--verify] [--json]\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int status = 2;
+  const std::string cmd = argc > 1 ? argv[1] : "";
+  try {
+    if (cmd == "write") {
+      status = hzio_mpi_tool::RunWrite(MPI_COMM_WORLD, argc, argv);
+    } else if (cmd == "read") {
+      status = hzio_mpi_tool::RunRead(MPI_COMM_WORLD, argc, argv);
+    } else {
+      if (rank == 0) std::fputs(kUsage, cmd == "--help" || cmd == "-h" ? stdout : stderr);
+      status = cmd == "--help" || cmd == "-h" ? 0 : 2;
+    }
+  } catch (const std::exception& e) {
+    // Collective calls raise the same error on every rank; rank 0 reports it once.
+    if (rank == 0) std::fprintf(stderr, "hzio-mpi %s: %s\n", cmd.c_str(), e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,176 @@
+// Helpers shared by the hzio subcommands: option values -> library types.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli.h"
+#include "hzio/util/error.h"
+#include "hzio/util/strings.h"
+
+namespace hzio::cli {
+
+Point ParseDims(const Args& args, const std::string& text, const std::string& option) {
+  const std::vector<std::string> parts = Split(text, ',');
+  if (parts.empty() || parts.size() > static_cast<size_t>(kMaxDims))
+    throw args.Usage("option '" + option + "' expects X,Y[,Z] sample counts, got '" + text + "'");
+  Point dims(static_cast<int>(parts.size()));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int64_t v = 0;
+    try {
+      v = ParseInt64(Trim(parts[i]), option);
+    } catch (const Error&) {
+      throw args.Usage("option '" + option + "' expects X,Y[,Z] sample counts, got '" + text + "'");
+    }
+    if (v < 1 || v > (int64_t{1} << 40))
+      throw args.Usage("option '" + option + "': count " + parts[i] + " must be >= 1 and <= 2^40");
+    dims[static_cast<int>(i)] = v;
+  }
+  return dims;
+}
+
+DType ParseDTypeOption(const Args& args, const std::string& text, const std::string& option) {
+  try {
+    DType t = DType::Parse(text);
+    if (!t.ByteAligned())
+      throw args.Usage("option '" + option + "': dtype " + t.ToString() + " is not byte aligned");
+    return t;
+  } catch (const Error& e) {
+    throw args.Usage("option '" + option + "': " + e.what());
+  }
+}
+
+void CheckFieldName(const Args& args, const std::string& name, const std::string& option) {
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.';
+    if (!ok)
+      throw args.Usage("option '" + option + "': field name '" + name +
+                       "' may only use letters, digits, '_', '-' and '.'");
+  }
+  if (name.empty()) throw args.Usage("option '" + option + "': empty field name");
+  if (name.find("compressed") != std::string::npos)
+    throw args.Usage("option '" + option + "': field name '" + name +
+                     "' contains 'compressed', which OpenVisus reads as an option (idx-format.md §1.3)");
+}
+
+void CheckNoTrailingUnitAxes(const Args& args, const Point& dims, const std::string& option) {
+  if (dims.dims > 1 && dims[dims.dims - 1] == 1) {
+    Point fixed = dims;
+    while (fixed.dims > 1 && fixed[fixed.dims - 1] == 1) --fixed.dims;
+    std::string suggestion;
+    for (int d = 0; d < fixed.dims; ++d) suggestion += (d ? "," : "") + std::to_string(fixed[d]);
+    throw args.Usage("option '" + option + "': a last axis of extent 1 makes a dataset OpenVisus cannot read "
+                     "(idx-format.md §8.6); give the dims without it: " + suggestion);
+  }
+}
+
+std::string IdxStem(const std::string& idx_path) {
+  std::string name = idx_path.substr(idx_path.find_last_of('/') + 1);
+  const size_t dot = name.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+std::string FormatShape(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+void AddStorageOptions(Args& args) {
+  args.Option("--compression").Option("--layout").Option("--bitsperblock").Option("--blocksperfile");
+}
+
+StorageOptions ReadStorageOptions(const Args& args) {
+  StorageOptions s;
+  if (std::optional<std::string> c = args.Get("--compression")) {
+    const std::string v = ToLower(*c);
+    if (v == "raw" || v == "none") s.compression = "";
+    else if (v == "zip" || v == "lz4") s.compression = v;
+    else throw args.Usage("option '--compression' must be raw, zip or lz4, got '" + *c + "'");
+    s.compression_given = true;
+  }
+  if (std::optional<std::string> l = args.Get("--layout")) {
+    const std::string v = ToLower(*l);
+    if (v == "hzorder" || v == "hz") s.hz_layout = true;
+    else if (v == "rowmajor" || v == "row_major") s.hz_layout = false;
+    else throw args.Usage("option '--layout' must be hzorder or rowmajor, got '" + *l + "'");
+    s.layout_given = true;
+  }
+  s.bits_per_block = static_cast<int>(args.GetInt("--bitsperblock", 1, 30).value_or(0));
+  s.blocks_per_file = args.GetInt("--blocksperfile", -1, int64_t{1} << 26);
+  if (s.blocks_per_file && *s.blocks_per_file == 0)
+    throw args.Usage("option '--blocksperfile' must be -1 (one file) or >= 1");
+  return s;
+}
+
+std::pair<int64_t, int64_t> ParseTimeRange(const Args& args, const std::string& text) {
+  const std::vector<std::string> parts = Split(text, ':');
+  try {
+    if (parts.size() == 1) {
+      const int64_t t = ParseInt64(Trim(parts[0]), "--time");
+      return {t, t};
+    }
+    if (parts.size() == 2) {
+      const int64_t a = ParseInt64(Trim(parts[0]), "--time"), b = ParseInt64(Trim(parts[1]), "--time");
+      if (b < a) throw args.Usage("option '--time' " + text + ": the last timestep is before the first");
+      return {a, b};
+    }
+  } catch (const Error&) {
+  }
+  throw args.Usage("option '--time' expects T or T0:T1 (integers, T1 inclusive), got '" + text + "'");
+}
+
+IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::vector<Field> fields,
+                         std::optional<std::pair<int64_t, int64_t>> time, const StorageOptions& storage) {
+  IdxHeader h;
+  h.version = 6;
+  h.box = Box(Point(dims.dims), dims);
+  h.bitmask = Bitmask::Guess(dims);
+  int64_t bytes_per_timestep = 0;
+  for (Field& f : fields) {
+    f.compression = storage.compression;
+    f.hz_layout = storage.hz_layout;
+    bytes_per_timestep += f.dtype.BytesFor(dims.Product());
+  }
+  h.fields = std::move(fields);
+  h.bits_per_block = storage.bits_per_block;
+  // Python CreateIdx: everything in one file per timestep below 2 GiB, else OpenVisus's guess.
+  h.blocks_per_file = storage.blocks_per_file.value_or(bytes_per_timestep < (int64_t{2} << 30) ? -1 : 0);
+  if (time) {
+    h.time = TimeSpec::Range(time->first, time->second, "time_%04d/");
+    h.has_time = true;
+  }
+  const std::string stem = IdxStem(idx_path);
+  h.Validate(stem);
+  if (h.filename_template.empty()) h.filename_template = GuessFilenameTemplate(stem, h.maxh(), h.bits_per_block);
+  return h;
+}
+
+IdxHeader ReadLocalHeader(const std::string& idx_path) {
+  std::ifstream in(idx_path, std::ios::binary);
+  Check(static_cast<bool>(in), ErrorCode::kNotFound, "cannot open " + idx_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return IdxHeader::Parse(text.str(), idx_path, IdxStem(idx_path));
+}
+
+}  // namespace hzio::cli

@@ -1,0 +1,71 @@
+// `hzio`: the command line of design.md §3. Dispatches to one subcommand and turns every error
+// into a single `hzio: <message>` line on stderr: exit status 2 for usage errors, 1 otherwise.
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "cli.h"
+#include "hzio/util/error.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hzio COMMAND [options]   (hzio COMMAND --help for details)\n"
+    "\n"
+    "Multiresolution IDX (OpenVisus-compatible) datasets.\n"
+    "\n"
+    "commands:\n"
+    "  info DATASET [--json]          describe a dataset (.idx path or mod_visus URL)\n"
+    "  create OUT.idx --dims ...      create an empty dataset\n"
+    "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
+    "  read DATASET -o OUT.npy        read a box at a resolution into .npy or raw\n"
+    "  verify DATASET                 check that every block decodes\n"
+    "  serve [DATASET|DIR ...]        serve datasets over HTTP (mod_visus + JSON API)\n";
+
+// Error messages become exactly one line.
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+int Dispatch(int argc, char** argv) {
+  const std::string command = argv[0];
+  if (command == "info") return hzio::cli::RunInfo(argc, argv);
+  if (command == "create") return hzio::cli::RunCreate(argc, argv);
+  if (command == "convert") return hzio::cli::RunConvert(argc, argv);
+  if (command == "read") return hzio::cli::RunRead(argc, argv);
+  if (command == "verify") return hzio::cli::RunVerify(argc, argv);
+  if (command == "serve") return hzio::cli::RunServe(argc, argv);
+  throw hzio::cli::UsageError("", "unknown command '" + command + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  try {
+    return Dispatch(argc - 1, argv + 1);
+  } catch (const hzio::cli::UsageError& e) {
+    const std::string hint = e.command().empty() ? "hzio --help" : "hzio " + e.command() + " --help";
+    std::fprintf(stderr, "hzio: %s (see '%s')\n", OneLine(e.what()).c_str(), hint.c_str());
+    return 2;
+  } catch (const hzio::Error& e) {
+    std::fprintf(stderr, "hzio: %s\n", OneLine(e.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "hzio: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hzio: internal error: %s\n", OneLine(e.what()).c_str());
+    return 1;
+  }
+}
