@@ -13,7 +13,7 @@
 #include <future>
 
 #include "cli.h"
-#include "dataset_extend.h"
+#include "hzio/access/dataset_extend.h"
 #include "hzio/access/dataset_writer.h"
 #include "hzio/util/error.h"
 #include "hzio/util/npy.h"

@@ -5,7 +5,7 @@
 ///  * A field (§4.5, §6) adds `blocksperfile` entries to the table at the start of every block
 ///    file of every timestep; each existing file is rewritten with the larger table and its
 ///    payloads moved by the table's growth (offsets are absolute), then renamed into place.
-/// The `.idx` is rewritten last, atomically. Candidates for access/ if other writers need them.
+/// The `.idx` is rewritten last, atomically.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include "hzio/format/idx_header.h"
 
-namespace hzio::cli {
+namespace hzio {
 
 /// Declares timestep `time` in `header` and rewrites `idx_path`; returns the new header.
 /// Throws kUnsupported for a dataset without a time template.
@@ -23,4 +23,4 @@ IdxHeader AddTimestep(const std::string& idx_path, IdxHeader header, int64_t tim
 /// `idx_path`; returns the new header. Throws kUnsupported for `* *` time specs and versions < 6.
 IdxHeader AddField(const std::string& idx_path, IdxHeader header, const Field& field);
 
-}  // namespace hzio::cli
+}  // namespace hzio

@@ -1,4 +1,4 @@
-#include "dataset_extend.h"
+#include "hzio/access/dataset_extend.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "hzio/storage/file.h"
 #include "hzio/util/error.h"
 
-namespace hzio::cli {
+namespace hzio {
 
 namespace {
 
@@ -116,4 +116,4 @@ IdxHeader AddField(const std::string& idx_path, IdxHeader header, const Field& f
   return grown;
 }
 
-}  // namespace hzio::cli
+}  // namespace hzio
