@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <unordered_map>
 
 #include "hzio/access/sample_copy.h"
@@ -14,6 +15,7 @@
 #include "hzio/format/block_table.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/storage/file.h"
+#include "hzio/storage/write_queue.h"
 #include "hzio/util/error.h"
 #include "hzio/util/thread_pool.h"
 
@@ -101,6 +103,7 @@ class DatasetWriter::Impl {
     layout_ = std::make_unique<BlockLayout>(header_.bitmask, header_.bits_per_block);
     files_ = std::make_unique<BlockFiles>(header_, Dir(idx_path_));
     slots_ = files_->blocks_per_file() * static_cast<int64_t>(header_.fields.size());
+    queue_ = std::make_unique<WriteQueue>(2 * kBatch, [this](ByteBuffer b) { GiveBuffer(std::move(b)); });
     pool_ = options_.threads == 0 ? &ThreadPool::Shared() : nullptr;
     if (options_.threads > 1) owned_pool_ = std::make_unique<ThreadPool>(options_.threads - 1), pool_ = owned_pool_.get();
   }
@@ -162,6 +165,7 @@ class DatasetWriter::Impl {
     for (auto& [key, p] : pending_) rest.push_back(p.get());
     std::sort(rest.begin(), rest.end(), [](const Pending* a, const Pending* b) { return a->order < b->order; });
     FlushBlocks(rest);
+    queue_->Drain();
     // Block tables go in after every payload; the .idx goes in last of all.
     for (auto& [path, file] : open_files_) {
       WriteFile f(path, false);
@@ -228,6 +232,7 @@ class DatasetWriter::Impl {
     const BlockEntry entry = file.entries[static_cast<size_t>(field * files_->blocks_per_file() + files_->PositionInFile(block))];
     p->samples = TakeBuffer(bytes);
     if (entry.Present()) {
+      queue_->Drain();  // the block may have been flushed earlier and still be on its way to disk
       const std::string path = files_->FilePath(block, time);
       std::vector<uint8_t> payload(static_cast<size_t>(entry.size));
       WriteFile(path, false).ReadAt(entry.offset, entry.size, payload.data());
@@ -267,35 +272,41 @@ class DatasetWriter::Impl {
 
   ByteBuffer TakeBuffer(size_t bytes) {
     ByteBuffer b;
-    if (!free_buffers_.empty()) {
-      b = std::move(free_buffers_.back());
-      free_buffers_.pop_back();
+    {
+      std::lock_guard<std::mutex> lock(free_mu_);
+      if (!free_buffers_.empty()) {
+        b = std::move(free_buffers_.back());
+        free_buffers_.pop_back();
+      }
     }
     b.Resize(bytes);
     return b;
   }
 
-  // Encodes the blocks in parallel, then places and writes each file's payloads in the given order
-  // (so the same calls always give the same bytes).
+  void GiveBuffer(ByteBuffer b) {
+    std::lock_guard<std::mutex> lock(free_mu_);
+    if (free_buffers_.size() < 4 * kBatch) free_buffers_.push_back(std::move(b));
+  }
+
+  // Encodes the blocks in parallel, then places each file's payloads in the given order (so the
+  // same calls always give the same bytes) and hands them to the write queue.
   void FlushBlocks(const std::vector<Pending*>& blocks) {
     encoded_.resize(kBatch);
     for (size_t start = 0; start < blocks.size(); start += kBatch) {
       const size_t n = std::min(kBatch, blocks.size() - start);
-      struct Placed {
-        std::string path;
-        uint64_t offset;
-        const ByteBuffer* payload;
-      };
-      std::vector<Placed> placed(n);
       RunParallel(static_cast<int64_t>(n), [&](int64_t i) {
         Pending& p = *blocks[start + static_cast<size_t>(i)];
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
-        if (spec.codec != Codec::kRaw) EncodeInto(spec, p.samples.data(), p.samples.size(), encoded_[static_cast<size_t>(i)]);
+        if (spec.codec == Codec::kRaw) return;
+        ByteBuffer out = TakeBuffer(0);
+        EncodeInto(spec, p.samples.data(), p.samples.size(), out);
+        encoded_[static_cast<size_t>(i)] = std::move(out);
       });
       for (size_t i = 0; i < n; ++i) {
         Pending& p = *blocks[start + i];
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
-        const ByteBuffer& payload = spec.codec == Codec::kRaw ? p.samples : encoded_[i];
+        ByteBuffer payload = spec.codec == Codec::kRaw ? std::move(p.samples) : std::move(encoded_[i]);
+        if (spec.codec != Codec::kRaw) GiveBuffer(std::move(p.samples));
         const std::string path = files_->FilePath(p.block, p.time);
         OpenBlockFile& file = File(path);
         BlockEntry& e = file.entries[static_cast<size_t>(p.field * files_->blocks_per_file() + files_->PositionInFile(p.block))];
@@ -303,13 +314,7 @@ class DatasetWriter::Impl {
         e.size = payload.size();
         e.flags = static_cast<uint32_t>(spec.codec) | (p.row_major ? kRowMajorFlag : 0u);
         file.end += payload.size();
-        placed[i] = Placed{path, e.offset, &payload};
-      }
-      // Sequential: writes into one file serialise on its inode lock anyway.
-      for (const Placed& pl : placed) WriteFile(pl.path, false).WriteAt(pl.offset, pl.payload->data(), pl.payload->size());
-      for (size_t i = 0; i < n; ++i) {
-        Pending& p = *blocks[start + i];
-        if (free_buffers_.size() < 2 * kBatch) free_buffers_.push_back(std::move(p.samples));
+        queue_->Push(path, e.offset, std::move(payload));
         pending_.erase(Key(p.field, p.time, p.block));
       }
     }
@@ -329,11 +334,13 @@ class DatasetWriter::Impl {
   std::unique_ptr<ThreadPool> owned_pool_;
   std::unordered_map<std::string, std::unique_ptr<Pending>> pending_;
   std::unordered_map<std::string, OpenBlockFile> open_files_;
+  std::mutex free_mu_;
   std::vector<ByteBuffer> free_buffers_;
   std::vector<ByteBuffer> encoded_;
   uint64_t next_order_ = 0;
   int64_t written_ = 0;
   int64_t expected_ = 0;
+  std::unique_ptr<WriteQueue> queue_;  // last: drains before the buffers it recycles into go away
 };
 
 DatasetWriter::DatasetWriter(std::string idx_path, IdxHeader header, WriterOptions options)
