@@ -2,11 +2,13 @@
 """Serial read and write of a 512^3 float32 dataset: hzio vs OpenVisus 2.2.149 vs memcpy, side by
 side in one run (issue 2, design.md §7). Writes bench/core/RESULTS.md.
 
-    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core [--size 512] [--repeat 5]
+    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core \
+        --hzio build/reader/tools/hzio [--size 512] [--repeat 5]
 
 OpenVisus writes the dataset (raw, row-major, its default layout); both libraries then read those
 same files from the page cache, full resolution and coarser levels. Writes: both write the same
-array with the same bitsperblock/blocksperfile, raw and zip. Every figure is a median of
+in-memory array with the same bitsperblock/blocksperfile, raw and zip; and `hzio convert` of the
+same array as a .npy file (page cache) is timed end to end as a scientist would run it. Every figure is a median of
 --repeat runs; ratios are computed from medians measured in this run.
 """
 import argparse
@@ -48,6 +50,7 @@ def make_array(n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", required=True)
+    ap.add_argument("--hzio", required=True)
     ap.add_argument("--size", type=int, default=512)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workdir", default=None)
@@ -90,8 +93,22 @@ def main():
     hz_zip = hzio(args.bench, "write", raw, os.path.join(work, "hz_zip/visus.idx"), "--dims", f"{n},{n},{n}",
                   "--dtype", "float32", "--compression", "zip", "--bitsperblock", bpb, "--blocksperfile", bpf,
                   "--repeat", max(1, rep // 2))
-    rows.append(("write raw", ov_raw_s, hz_raw["median_s"]))
-    rows.append(("write zip", ov_zip_s, hz_zip["median_s"]))
+    npy = os.path.join(work, "source.npy")
+    np.save(npy, a)
+
+    def convert(codec):
+        out = os.path.join(work, f"conv_{codec}")
+        shutil.rmtree(out, ignore_errors=True)
+        subprocess.run([args.hzio, "convert", npy, os.path.join(out, "visus.idx"), "--compression", codec,
+                        "--bitsperblock", str(bpb), "--blocksperfile", str(bpf)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    conv_raw = median_time(lambda: convert("raw"), max(1, rep // 2))
+    conv_zip = median_time(lambda: convert("zip"), max(1, rep // 2))
+    rows.append(("write raw (library, from memory)", ov_raw_s, hz_raw["median_s"]))
+    rows.append(("write zip (library, from memory)", ov_zip_s, hz_zip["median_s"]))
+    rows.append(("`hzio convert` .npy -> raw (CLI)", ov_raw_s, conv_raw))
+    rows.append(("`hzio convert` .npy -> zip (CLI)", ov_zip_s, conv_zip))
 
     # --- reads of OpenVisus's files ---------------------------------------------------------------
     db = ov.LoadDataset(idx)
@@ -112,7 +129,10 @@ def main():
         f"{n}^3 float32 ({nbytes / 2**20:.0f} MiB), bitmask of maxh {maxh}, bitsperblock {bpb}, "
         f"blocksperfile {bpf}; medians of {rep} runs (writes: {max(1, rep // 2)}), all measured in one run of:",
         "",
-        "    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core",
+        "    .venv/bin/python bench/core/run_bench.py --bench build/bench/core/hzio-bench-core --hzio build/reader/tools/hzio",
+        "",
+        "OpenVisus writes: `CreateIdx(dims, fields)` + `db.write(array)` (raw); `CreateIdx(data=array, "
+        "compression=['zip'])` (zip).",
         "",
         "| operation | OpenVisus 2.2.149 (s) | hzio (s) | hzio speed-up |",
         "|---|---|---|---|",
