@@ -146,4 +146,17 @@ else
   install_apt_packages
 fi
 make_venv
+
+# The browser viewer's test tools (web/package-lock.json pins playwright-core, which drives
+# Debian's chromium; it never downloads a browser of its own).
+install_web_packages() {
+  [[ "$PROFILE" == full && -f "$REPO/web/package-lock.json" ]] || return 0
+  if (cd "$REPO/web" && npm ls --depth=0 >/dev/null 2>&1); then
+    log "npm: web/node_modules is complete"
+    return 0
+  fi
+  log "npm: installing web/ test packages"
+  (cd "$REPO/web" && npm ci --no-audit --no-fund </dev/null) || { echo "setup-deps.sh: npm ci in web/ failed" >&2; return 1; }
+}
+install_web_packages
 log "done (profile $PROFILE)"

@@ -33,9 +33,13 @@ export OMPI_MCA_osc="${OMPI_MCA_osc:-^ucx}"
 step "dependencies"
 bash "$REPO/scripts/setup-deps.sh" </dev/null || die "scripts/setup-deps.sh failed"
 
-step "configure $BUILD"
+# The desktop viewer is built and tested whenever setup-deps installed Qt5 + VTK.
+VIEWER=OFF
+dpkg -s libvtk9-qt-dev qtbase5-dev >/dev/null 2>&1 && VIEWER=ON
+
+step "configure $BUILD (viewer $VIEWER)"
 cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DHZIO_WERROR="${HZIO_WERROR:-OFF}" || die "cmake configure failed"
+      -DHZIO_WERROR="${HZIO_WERROR:-OFF}" -DHZIO_BUILD_VIEWER="$VIEWER" || die "cmake configure failed"
 
 # A broken target fails the run, but everything else is still built and tested (-k 0) so that
 # the log shows all problems at once.
