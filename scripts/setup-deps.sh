@@ -48,7 +48,6 @@ TEST_PACKAGES=(
 # Each component appends its own line here: EXTRA_PACKAGES+=(pkg ...)   # component: why
 EXTRA_PACKAGES=()
 EXTRA_PACKAGES+=(libvtk9-dev libvtk9-qt-dev qtbase5-dev xvfb xauth)   # viewer: Qt5 + VTK 9.1
-EXTRA_PACKAGES+=(libvtk9-dev libopenmpi-dev)   # visit plugin: VTK 9.1 + MPI to build VisIt 3.4.1 (I/O-only, by hand) and the plugin
 # --- end of packages added by other components ---
 
 # The Python packages of <repo>/.venv (interop tests, demo data).
