@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Server load benchmark (design.md §7): the same coarse box queries against `hzio serve` and the
+OpenVisus server (ModVisus + NetServer) on the same dataset, side by side in one run, at 1, 4 and
+16 connections; requests/s and p50/p99 latency, medians of --reps runs. Writes RESULTS.md.
+
+  .venv/bin/python bench/server/run_bench.py --build build [--size 256] [--seconds 5] [--reps 3]
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "server"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_dataset(folder, n):
+    idx = os.path.join(folder, "bench%d" % n, "visus.idx")
+    if os.path.exists(idx):
+        return idx
+    import numpy as np
+    import OpenVisus as ov
+    z, y, x = np.indices((n, n, n), dtype=np.float32)
+    data = (np.sin(x * 0.05) * np.cos(y * 0.07) + z * 0.01).astype(np.float32)
+    ov.CreateIdx(url=idx, dim=3, data=data)
+    return idx
+
+
+def targets_for(n, maxh, count, seed=1):
+    """Coarse box queries as the OpenVisus client sends them (§7.9): zip, fromh=0, inclusive box."""
+    rng = random.Random(seed)
+
+    def target(box, toh):
+        q = {"action": "boxquery", "box": " ".join("%d %d" % (a, b - 1) for a, b in box), "compression": "zip",
+             "dataset": "bench", "field": "DATA", "fromh": "0", "maxh": str(maxh), "time": "%f" % 0, "toh": str(toh)}
+        return "/mod_visus?" + urllib.parse.urlencode(sorted(q.items()), quote_via=urllib.parse.quote)
+
+    whole = [(0, n)] * 3
+    out = [target(whole, maxh - 12), target(whole, maxh - 9)]
+    while len(out) < count:
+        box = []
+        for _ in range(3):
+            size = rng.randint(n // 4, n // 2)
+            lo = rng.randint(0, n - size)
+            box.append((lo, lo + size))
+        out.append(target(box, maxh - 6))
+    return out
+
+
+def wait_http(url, proc, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return
+        except Exception:
+            if proc.poll() is not None:
+                raise RuntimeError("server exited while starting")
+            time.sleep(0.2)
+    raise RuntimeError("server did not answer " + url)
+
+
+def run_load(load, port, conns, seconds, targets_file, keepalive=True):
+    args = [load, "--port", str(port), "--connections", str(conns), "--seconds", str(seconds),
+            "--targets", targets_file] + ([] if keepalive else ["--no-keepalive"])
+    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--workdir", default="/tmp/hzio_server_bench")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--targets", type=int, default=48)
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    args = ap.parse_args()
+
+    server_bin = os.path.join(args.build, "server", "hzio-server")
+    load = os.path.join(args.build, "bench", "server", "hzio_http_load")
+    for p in (server_bin, load):
+        if not os.path.exists(p):
+            sys.exit("run_bench.py: %s is missing; build the hzio-server and hzio_http_load targets" % p)
+    os.makedirs(args.workdir, exist_ok=True)
+    os.environ.setdefault("VISUS_DISABLE_WRITE_LOCK", "1")
+    idx = make_dataset(args.workdir, args.size)
+    maxh = 3 * (args.size - 1).bit_length()
+    targets = targets_for(args.size, maxh, args.targets)
+    targets_file = os.path.join(args.workdir, "targets.txt")
+    with open(targets_file, "w") as f:
+        f.write("\n".join(targets) + "\n")
+
+    ov_port = free_port()
+    ov_proc = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "server", "openvisus_server.py"),
+                                str(ov_port), "bench=" + idx], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hz_proc = subprocess.Popen([server_bin, "bench=" + idx, "--port", "0"], stdout=subprocess.PIPE)
+    hz_port = int(hz_proc.stdout.readline().decode().rsplit(":", 1)[1].strip().rstrip("/"))
+    try:
+        wait_http("http://127.0.0.1:%d/mod_visus?action=list" % ov_port, ov_proc)
+        wait_http("http://127.0.0.1:%d/mod_visus?action=list" % hz_port, hz_proc)
+        # Same answers from both servers before timing anything.
+        for t in targets:
+            a = zlib.decompress(urllib.request.urlopen("http://127.0.0.1:%d%s" % (ov_port, t)).read())
+            b = zlib.decompress(urllib.request.urlopen("http://127.0.0.1:%d%s" % (hz_port, t)).read())
+            if a != b:
+                sys.exit("run_bench.py: the servers disagree on " + t)
+        configs = [("OpenVisus server", ov_port, True), ("hzio serve (keep-alive)", hz_port, True),
+                   ("hzio serve (new connection per request)", hz_port, False)]
+        results = {}
+        for conns in (1, 4, 16):
+            for name, port, keep in configs:
+                run_load(load, port, conns, 1, targets_file, keep)  # warm-up
+            for rep in range(args.reps):
+                for name, port, keep in configs:  # interleaved, so drift hits every server alike
+                    r = run_load(load, port, conns, args.seconds, targets_file, keep)
+                    results.setdefault((name, conns), []).append(r)
+                    print("%-42s conns=%-2d rps=%8.1f p50=%7.2fms p99=%7.2fms errors=%d" %
+                          (name, conns, r["rps"], r["p50_ms"], r["p99_ms"], r["errors"]), flush=True)
+    finally:
+        ov_proc.kill()
+        hz_proc.send_signal(signal.SIGTERM)
+        ov_proc.wait()
+        hz_proc.wait()
+
+    def med(name, conns, key):
+        return statistics.median(r[key] for r in results[(name, conns)])
+
+    lines = ["## Server: hzio serve vs the OpenVisus server (coarse box queries)", "",
+             "Command: `%s bench/server/run_bench.py --build %s --size %d --seconds %g --reps %d`" %
+             (os.path.relpath(sys.executable, REPO) if sys.executable.startswith(REPO) else sys.executable,
+              os.path.relpath(args.build, REPO), args.size, args.seconds, args.reps), "",
+             "Dataset: %d³ float32 written by OpenVisus `CreateIdx(dim=3, data=...)` (zip, row-major, maxh %d). "
+             "Queries: %d boxquery targets as the OpenVisus client sends them (compression=zip): the whole volume at "
+             "toh=%d and %d, and random sub-boxes (1/4–1/2 of each axis) at toh=%d; both servers return identical "
+             "bytes (checked before timing). Closed loop, `hzio_http_load`, %g s per run, medians of %d interleaved "
+             "runs. OpenVisus: `ModVisus` + `NetServer` (8 threads) of OpenVisusNoGui 2.2.149, which closes the "
+             "connection after every reply; hzio: default options (worker threads = cores; a plain `zip` reply is deflated at level 1, `--zip-level`, where OpenVisus uses level 6; any zlib stream decodes the same). Load generator and "
+             "servers share the same 2 cores." % (args.size, maxh, len(targets), maxh - 12, maxh - 9, maxh - 6,
+                                                  args.seconds, args.reps), "",
+             "| connections | server | requests/s | p50 ms | p99 ms | req/s vs OpenVisus |",
+             "|---|---|---|---|---|---|"]
+    for conns in (1, 4, 16):
+        base = med("OpenVisus server", conns, "rps")
+        for name, _, _ in configs:
+            rps = med(name, conns, "rps")
+            lines.append("| %d | %s | %.0f | %.2f | %.2f | %.1f× |" % (
+                conns, name, rps, med(name, conns, "p50_ms"), med(name, conns, "p99_ms"), rps / base if base else 0))
+    lines += ["", "Target (design.md §7): ≥ 5× the OpenVisus server's requests/s; p99 ≤ 50 ms at 16 connections.", ""]
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+#include "handlers/array_body.h"
+
+#include <algorithm>
+
+#include "hzio/codec/codec.h"
+#include "hzio/util/error.h"
+#include "hzio/util/strings.h"
+
+namespace hzio::server {
+
+namespace {
+
+const char* ContentTypeFor(Codec codec) {
+  switch (codec) {
+    case Codec::kZip: return "application/zip";
+    case Codec::kLz4: return "application/x-lz4";
+    case Codec::kPng: return "image/png";
+    case Codec::kJpg: return "image/jpeg";
+    default: return "application/octet-stream";
+  }
+}
+
+// A repository-relative spelling of __FILE__ keeps build paths out of replies.
+std::string ShortFile(const char* file) {
+  std::string f = file;
+  size_t at = f.rfind("/server/");
+  return at == std::string::npos ? f : f.substr(at + 1);
+}
+
+}  // namespace
+
+bool WireCodecSupported(const std::string& compression) {
+  std::string c = ToLower(compression);
+  if (c.empty() || c == "raw" || c == "bin") return true;
+  CodecSpec spec = CodecSpec::Parse(c);
+  return spec.codec == Codec::kZip || spec.codec == Codec::kLz4;
+}
+
+std::string NsamplesText(const Point& counts) {
+  std::string s;
+  for (int d = 0; d < counts.dims; ++d) s += (d ? " " : "") + std::to_string(counts[d]);
+  return s;
+}
+
+Reply ArrayBodyReply(const std::string& compression, const DType& dtype, const Point& nsamples, bool hz_layout,
+                     const uint8_t* data, size_t size, int plain_zip_level) {
+  Check(WireCodecSupported(compression), ErrorCode::kUnsupported,
+        "compression(" + compression + ") cannot be encoded by this server (use raw, zip or lz4)");
+  CodecSpec spec = CodecSpec::Parse(ToLower(compression));
+  if (spec.codec == Codec::kZip && ToLower(compression) == "zip") spec.zip_level = plain_zip_level;
+  Reply r;
+  r.status = 200;
+  if (spec.codec == Codec::kRaw) {
+    r.body.assign(reinterpret_cast<const char*>(data), size);
+  } else {
+    std::vector<uint8_t> enc = Encode(spec, data, size);
+    r.body.assign(reinterpret_cast<const char*>(enc.data()), enc.size());
+  }
+  r.Set("visus-compression", compression);
+  r.Set("visus-nsamples", NsamplesText(nsamples));
+  r.Set("visus-dtype", dtype.ToString());
+  r.Set("visus-layout", hz_layout ? "hzorder" : "");
+  r.Set("Content-Type", ContentTypeFor(spec.codec));
+  r.Set("Content-Transfer-Encoding", "binary");
+  return r;
+}
+
+Reply VisusError(int status, const std::string& message, const char* file, int line) {
+  Reply r;
+  r.status = status;
+  r.Set("visus-errormsg", message + " __FILE__(" + ShortFile(file) + ") __LINE__(" + std::to_string(line) + ")");
+  return r;
+}
+
+Reply ComposeReplies(const std::vector<Reply>& parts) {
+  Reply r;
+  r.status = 200;
+  r.Set("response-compose-num", std::to_string(parts.size()));
+  size_t total = 0;
+  for (const Reply& p : parts) total += p.body.size();
+  r.body.reserve(total);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string suffix = "-" + std::to_string(i);
+    const Reply& p = parts[i];
+    r.Set("status" + suffix, std::to_string(p.status));
+    r.Set("body-size" + suffix, std::to_string(p.body.size()));
+    for (const auto& [k, v] : p.headers) r.Set(k + suffix, v);
+    if (!p.body.empty()) r.Set("Content-Length" + suffix, std::to_string(p.body.size()));
+    r.body += p.body;
+  }
+  return r;
+}
+
+void AddVisusCommonHeaders(Reply& reply) {
+  std::vector<std::string> visus;
+  for (const auto& [k, v] : reply.headers)
+    if (StartsWith(k, "visus")) visus.push_back(k);
+  std::sort(visus.begin(), visus.end());
+  std::string expose;
+  for (const std::string& k : visus) expose += (expose.empty() ? "" : ",") + k;
+  reply.Set("git_revision", "");
+  reply.Set("version", "");
+  reply.Set("Access-Control-Expose-Headers", expose);
+}
+
+}  // namespace hzio::server

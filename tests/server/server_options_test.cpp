@@ -1,0 +1,89 @@
+// Command line and --config parsing of hzio serve (design.md §3).
+#include "config/server_options.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hzio/util/error.h"
+#include "test_support.h"
+
+namespace hzio::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+ServerOptions Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "serve");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  bool help = false;
+  return ParseServeArgs(static_cast<int>(argv.size()), argv.data(), &help);
+}
+
+TEST(ServerOptions, DefaultsBindLoopback) {
+  ServerOptions o = Parse({});
+  EXPECT_EQ(o.host, "127.0.0.1");
+  EXPECT_EQ(o.port, 8080);
+}
+
+TEST(ServerOptions, NamesFromStemsParentsAndExplicitNames) {
+  ServerOptions o = Parse({testing::Golden("tiny/hz.idx"), testing::Golden("f32/visus.idx"),
+                           "mine=" + testing::Golden("lz/visus.idx"), "--port", "0", "--cache-mb=64"});
+  ASSERT_EQ(o.datasets.size(), 3u);
+  EXPECT_EQ(o.datasets[0].name, "hz");
+  EXPECT_EQ(o.datasets[1].name, "f32");
+  EXPECT_EQ(o.datasets[2].name, "mine");
+  EXPECT_EQ(o.port, 0);
+  EXPECT_EQ(o.cache_bytes, int64_t{64} << 20);
+}
+
+TEST(ServerOptions, FoldersAreScannedRecursively) {
+  ServerOptions o = Parse({HZIO_GOLDEN_DIR});
+  std::vector<std::string> names;
+  for (auto& d : o.datasets) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"f32", "lz", "rgb_hz_raw", "rgb_hz_zip", "hz", "rm"}));
+}
+
+TEST(ServerOptions, ErrorsNameTheProblem) {
+  auto message = [](std::vector<std::string> args) {
+    try {
+      Parse(args);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({"/no/such.idx"}).find("/no/such.idx"), std::string::npos);
+  EXPECT_NE(message({testing::Golden("tiny/hz.idx"), testing::Golden("tiny/hz.idx")}).find("used twice"),
+            std::string::npos);
+  EXPECT_NE(message({"--port", "70000"}).find("--port"), std::string::npos);
+  EXPECT_NE(message({"--bogus", "1"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(message({"--port"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(message({testing::Golden("README.md")}).find("not a .idx"), std::string::npos);
+}
+
+TEST(ServerOptions, ConfigFile) {
+  fs::path dir = fs::temp_directory_path() / ("hzio_cfg_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "c.json") << R"({"datasets":[{"name":"s3d","path":")" << testing::Golden("f32/visus.idx")
+                                << R"(","group":"combustion"}],"cache_mb":16,"max_query_mb":2})";
+  ServerOptions o = Parse({"--config", (dir / "c.json").string(), "--port", "9"});
+  ASSERT_EQ(o.datasets.size(), 1u);
+  EXPECT_EQ(o.datasets[0].name, "s3d");
+  EXPECT_EQ(o.datasets[0].group, "combustion");
+  EXPECT_EQ(o.cache_bytes, int64_t{16} << 20);
+  EXPECT_EQ(o.max_query_bytes, int64_t{2} << 20);
+  EXPECT_EQ(o.port, 9);
+  std::ofstream(dir / "bad.json") << R"({"datasets":[{"name":"x"}]})";
+  EXPECT_THROW(Parse({"--config", (dir / "bad.json").string()}), Error);
+  std::ofstream(dir / "bad2.json") << R"({"cache":1})";
+  EXPECT_THROW(Parse({"--config", (dir / "bad2.json").string()}), Error);
+  std::ofstream(dir / "bad3.json") << "{not json";
+  EXPECT_THROW(Parse({"--config", (dir / "bad3.json").string()}), Error);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hzio::server
