@@ -12,3 +12,10 @@ cmake --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit
 out=$("$work/build/consumer" "$golden/tiny/hz.idx")
 echo "consumer printed: $out"
 [ "$out" = "(4,4) 0" ]
+# A build with MPI installs hzio::mpi: the consumer must find it, and its writer must work.
+if [ -f "$work/prefix/lib/cmake/hzio/hzioMpiTargets.cmake" ] || ls "$work"/prefix/lib*/cmake/hzio/hzioMpiTargets.cmake >/dev/null 2>&1; then
+  [ -x "$work/build/mpi_consumer" ] || { echo "hzio::mpi is installed but the consumer did not get it"; exit 1; }
+  out=$(mpiexec -n 1 "$work/build/mpi_consumer" "$work/mpi_out/visus.idx")
+  echo "mpi consumer printed: $out"
+  [ "$out" = "(8,8,8) 49" ]
+fi

@@ -70,7 +70,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
 
   std::vector<Box> mine;
   const Box cell = GridCell(box, grid, rank);
-  if (!cell.Empty()) mine.push_back(cell);
+  if (reader.HasSamples(cell, level)) mine.push_back(cell);  // coarse levels may leave a cell empty
   MPI_Barrier(comm);
   IoStats total;
   bool ok = true;

@@ -1,0 +1,97 @@
+// Baselines: file-per-process POSIX (one file per rank, one vectored write) and MPI-IO collective
+// to one shared file (one global array per field, subarray file views, write_all/read_all).
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "s3d_case.h"
+
+namespace hzio_bench {
+
+namespace {
+
+std::string RankFile(const std::string& dir, int rank) { return dir + "/fpp_" + std::to_string(rank) + ".bin"; }
+
+// Subarray of this rank's box in a global (z, y, x, c) array of doubles.
+MPI_Datatype FileType(const S3dCase& c, int comps) {
+  const int sizes[4] = {static_cast<int>(c.domain.p2[2]), static_cast<int>(c.domain.p2[1]),
+                        static_cast<int>(c.domain.p2[0]), comps};
+  const hzio::Point s = c.mine.Size();
+  const int sub[4] = {static_cast<int>(s[2]), static_cast<int>(s[1]), static_cast<int>(s[0]), comps};
+  const int start[4] = {static_cast<int>(c.mine.p1[2]), static_cast<int>(c.mine.p1[1]), static_cast<int>(c.mine.p1[0]), 0};
+  MPI_Datatype t;
+  MPI_Type_create_subarray(4, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+}  // namespace
+
+void WriteFilePerProcess(const S3dCase& c, const std::string& dir) {
+  const std::string path = RankFile(dir, c.rank);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path);
+  std::vector<iovec> iov;
+  size_t total = 0;
+  for (const auto& d : c.data) {
+    iov.push_back(iovec{const_cast<uint8_t*>(d.data()), d.size()});
+    total += d.size();
+  }
+  if (::writev(fd, iov.data(), static_cast<int>(iov.size())) != static_cast<ssize_t>(total))
+    throw std::runtime_error("short write " + path);
+  ::close(fd);
+}
+
+void ReadFilePerProcess(const S3dCase& c, const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
+  const std::string path = RankFile(dir, c.rank);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw std::runtime_error("cannot open " + path);
+  std::vector<iovec> iov;
+  size_t total = 0;
+  for (auto& d : out) {
+    iov.push_back(iovec{d.data(), d.size()});
+    total += d.size();
+  }
+  if (::readv(fd, iov.data(), static_cast<int>(iov.size())) != static_cast<ssize_t>(total))
+    throw std::runtime_error("short read " + path);
+  ::close(fd);
+}
+
+void WriteMpiIo(const S3dCase& c, const std::string& dir) {
+  MPI_File fh;
+  const std::string path = dir + "/mpiio.bin";
+  if (MPI_File_open(c.comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_File_open " + path);
+  MPI_Offset disp = 0;
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    const int comps = c.fields[f].dtype.components();
+    MPI_Datatype t = FileType(c, comps);
+    MPI_File_set_view(fh, disp, MPI_DOUBLE, t, "native", MPI_INFO_NULL);
+    MPI_File_write_all(fh, c.data[f].data(), static_cast<int>(c.data[f].size() / 8), MPI_DOUBLE, MPI_STATUS_IGNORE);
+    MPI_Type_free(&t);
+    disp += c.domain.Size().Product() * comps * 8;
+  }
+  MPI_File_close(&fh);
+}
+
+void ReadMpiIo(const S3dCase& c, const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
+  MPI_File fh;
+  const std::string path = dir + "/mpiio.bin";
+  if (MPI_File_open(c.comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_File_open " + path);
+  MPI_Offset disp = 0;
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    const int comps = c.fields[f].dtype.components();
+    MPI_Datatype t = FileType(c, comps);
+    MPI_File_set_view(fh, disp, MPI_DOUBLE, t, "native", MPI_INFO_NULL);
+    MPI_File_read_all(fh, out[f].data(), static_cast<int>(out[f].size() / 8), MPI_DOUBLE, MPI_STATUS_IGNORE);
+    MPI_Type_free(&t);
+    disp += c.domain.Size().Product() * comps * 8;
+  }
+  MPI_File_close(&fh);
+}
+
+}  // namespace hzio_bench

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Runs the hzio::mpi benchmarks side by side and writes bench/mpi/RESULTS.md.
+
+  python3 bench/mpi/run_bench.py --build build-mpi [--reps 5] [--ranks 1,2,4,8]
+
+Every number in one table comes from the same `hzio_mpi_bench` run (methods interleaved, order
+rotated every repetition, medians of --reps), so ratios are measured side by side."""
+import argparse
+import json
+import os
+import subprocess
+import time
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_osc="^ucx")
+
+
+def run(cmd):
+    out = subprocess.run(cmd, env=ENV, check=True, capture_output=True, text=True, timeout=1800).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def mpiexec(n, *args):
+    return ["mpiexec", "--oversubscribe", "-n", str(n), *args]
+
+
+def table(rows, header):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build-mpi")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--ranks", default="1,2,4,8")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
+    args = ap.parse_args()
+    bench = os.path.join(args.build, "bench/mpi/hzio_mpi_bench")
+    tool = os.path.join(args.build, "reader/tools/hzio-mpi")
+    ranks = [int(x) for x in args.ranks.split(",")]
+    load = os.getloadavg()[0]
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    md = ["## Parallel I/O (hzio::mpi): S3D-IO-like weak scaling", "",
+          f"Run {started} on this 2-core machine, `mpiexec --oversubscribe` (ranks > 2 share 2 cores), page cache,",
+          f"no fsync for any method; 1-minute load average at start {load:.1f} (other jobs were running: absolute",
+          "numbers are noisy, ratios are side by side in one run). Per rank: pressure, temperature, velocity[3],",
+          "species[11] float64 = 128 bytes/sample. Command:", "",
+          f"    python3 bench/mpi/run_bench.py --build {args.build} --reps {args.reps} --ranks {args.ranks}", ""]
+
+    # Writes: regular 32^3 and irregular 30^3 per rank.
+    for per_rank, label in ((32, "regular 32³"), (30, "irregular 30³")):
+        rows, phases = [], []
+        for n in ranks:
+            res = run(mpiexec(n, bench, "write", "--per-rank", str(per_rank), "--reps", str(args.reps)))
+            by = {r["method"]: r for r in res}
+            fpp = by["file-per-process"]["gib_per_s"]
+            others = [m for m in by if m not in ("hzio", "file-per-process")]
+            best = max(by[m]["gib_per_s"] for m in others) if others else 0
+            rows.append([n] + [f'{by[m]["gib_per_s"]:.3f}' for m in by] +
+                        [f'{by["hzio"]["gib_per_s"] / fpp:.2f}', f'{by["hzio"]["gib_per_s"] / best:.2f}' if best else "-"])
+            p = by["hzio"]["phases"]
+            phases.append([n, f'{by["hzio"]["median_s"]:.4f}'] + [f"{p[k]:.4f}" for k in ("restructure", "hz", "aggregate", "io")])
+            header = ["ranks"] + [f"{m} GiB/s" for m in by] + ["hzio / fpp", "hzio / best other"]
+        md += [f"### Write, {label} per rank", "", table(rows, header), "",
+               "hzio phase split (max over ranks, seconds):", "",
+               table(phases, ["ranks", "total", "restructure", "hz", "aggregate", "io"]), ""]
+
+    # Effect of the restructuring box and of the aggregator count (largest rank count).
+    n = ranks[-1]
+    res = run(mpiexec(n, bench, "write", "--per-rank", "32", "--reps", str(args.reps), "--variants"))
+    rows = [[r["method"], f'{r["median_s"]:.4f}', f'{r["gib_per_s"]:.3f}'] +
+            [f'{r["phases"][k]:.4f}' for k in ("restructure", "hz", "aggregate", "io")]
+            for r in res if r["method"].startswith("hzio")]
+    md += [f"### Write variants, {n} ranks, 32³ per rank", "",
+           table(rows, ["method", "seconds", "GiB/s", "restructure", "hz", "aggregate", "io"]), ""]
+
+    # Restart reads.
+    rows = []
+    for n in ranks:
+        res = run(mpiexec(n, bench, "read", "--per-rank", "32", "--reps", str(args.reps)))
+        by = {r["method"]: r for r in res}
+        rows.append([n] + [f'{by[m]["gib_per_s"]:.3f}' for m in by] +
+                    [f'{by["hzio two-phase"]["gib_per_s"] / by["file-per-process"]["gib_per_s"]:.2f}'])
+        header = ["ranks"] + [f"{m} GiB/s" for m in by] + ["two-phase / fpp"]
+    md += ["### Restart read, 32³ per rank (each method reads back its own files; all verified equal)", "",
+           table(rows, header), ""]
+
+    res = run(mpiexec(n, bench, "read", "--per-rank", "32", "--reps", str(args.reps), "--levels"))
+    levels = [r for r in res if r["op"] == "read-level"]
+    full = {r["method"]: r["median_s"] for r in levels if r["fraction"] == "1/1"}
+    rows = [[r["fraction"], r["level"], r["method"], r["bytes"], f'{r["median_s"]:.4f}',
+             f'{r["median_s"] / full[r["method"]]:.2f}'] for r in levels]
+    md += [f"### Multiresolution read, {n} ranks, 32³ per rank", "",
+           table(rows, ["samples", "level", "method", "bytes", "seconds", "time / full"]), ""]
+
+    # Aggregator balance at every level on a larger dataset.
+    idx = "/tmp/hzio-mpi-bench/balance/visus.idx"
+    subprocess.run(mpiexec(n, tool, "write", idx, "--dims", "512,256,256", "--fields", "density:float32",
+                           "--blocksperfile", "64"), env=ENV, check=True, capture_output=True, timeout=1800)
+    maxh = sum((d - 1).bit_length() for d in (512, 256, 256))  # padded power-of-two extents
+    rows = []
+    for k in range(10):
+        out = subprocess.run(mpiexec(n, tool, "read", idx, "--json", "--verify", "--level", str(maxh - k)),
+                             env=ENV, check=True, capture_output=True, text=True, timeout=600)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        b = [a["bytes"] for a in r["aggregators"]]
+        rows.append([f"1/{2 ** k}", maxh - k, len(b), max(b), f"{max(b) / (sum(b) / len(b)):.3f}", f'{r["seconds"]:.4f}',
+                     r.get("verify", "-")])
+    md += [f"### Aggregator balance, 512×256×256 float32, {n} ranks, two-phase", "",
+           table(rows, ["samples", "level", "aggregators", "max bytes", "max / mean", "seconds", "verify"]), ""]
+
+    with open(args.out, "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()

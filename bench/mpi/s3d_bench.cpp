@@ -1,0 +1,228 @@
+// S3D-IO-like weak-scaling benchmark: hzio::mpi vs file-per-process POSIX, MPI-IO collective,
+// parallel HDF5 and PnetCDF, all in one run and interleaved (method order rotated every
+// repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
+//
+//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--variants]
+//   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hzio/mpi/parallel_reader.h"
+#include "hzio/mpi/parallel_writer.h"
+#include "s3d_case.h"
+
+namespace {
+
+using hzio_bench::S3dCase;
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string op, dir = "/tmp/hzio-mpi-bench";
+  int64_t per_rank = 32;
+  int reps = 5;
+  bool variants = false, levels = false;
+};
+
+int64_t g_per_rank = 0;  // for the report lines
+
+struct Sample {
+  double seconds = 0;
+  hzio::mpi::PhaseTimes phases;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Runs `op` on all ranks between barriers; returns the elapsed wall time (same on all ranks).
+double Timed(MPI_Comm comm, const std::function<void()>& op) {
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  op();
+  MPI_Barrier(comm);
+  double t = MPI_Wtime() - t0;
+  MPI_Bcast(&t, 1, MPI_DOUBLE, 0, comm);
+  return t;
+}
+
+void FreshDir(MPI_Comm comm, const std::string& dir) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  MPI_Barrier(comm);
+}
+
+void Report(const S3dCase& c, const std::string& op, const std::string& method, int64_t bytes,
+            const std::vector<Sample>& samples, const std::string& extra = "") {
+  if (c.rank != 0) return;
+  std::vector<double> t, r, h, a, io;
+  for (const Sample& s : samples) {
+    t.push_back(s.seconds);
+    r.push_back(s.phases.restructure);
+    h.push_back(s.phases.hz);
+    a.push_back(s.phases.aggregate);
+    io.push_back(s.phases.io);
+  }
+  const double m = Median(t);
+  std::printf("{\"op\":\"%s\",\"per_rank\":%lld,\"method\":\"%s\",\"ranks\":%d,\"bytes\":%lld,\"median_s\":%.6f,"
+              "\"gib_per_s\":%.4f,\"phases\":{\"restructure\":%.6f,\"hz\":%.6f,\"aggregate\":%.6f,\"io\":%.6f}%s}\n",
+              op.c_str(), static_cast<long long>(g_per_rank),
+              method.c_str(), c.ranks, static_cast<long long>(bytes), m,
+              m > 0 ? static_cast<double>(bytes) / (1 << 30) / m : 0.0, Median(r), Median(h), Median(a), Median(io),
+              extra.c_str());
+  std::fflush(stdout);
+}
+
+hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx) {
+  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", idx);
+}
+
+Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options) {
+  Sample s;
+  s.seconds = Timed(c.comm, [&] {
+    hzio::mpi::ParallelWriter w(c.comm, dir + "/visus.idx", HzioHeader(c, dir + "/visus.idx"), options);
+    for (size_t f = 0; f < c.fields.size(); ++f) w.Add(static_cast<int>(f), 0, c.mine, c.data[f].data());
+    s.phases = w.Write().max;
+  });
+  return s;
+}
+
+// Reads every field of this rank's box into preallocated memory (like a restart into the
+// simulation's arrays, and like the baselines, whose buffers are also allocated before timing).
+Sample HzioRead(const S3dCase& c, const std::string& dir, hzio::mpi::ReadMode mode, int level,
+                std::vector<std::vector<uint8_t>>* out, int64_t* bytes) {
+  std::vector<std::vector<uint8_t>> scratch;
+  if (!out) {
+    const hzio::mpi::ParallelReader probe(c.comm, dir + "/visus.idx");
+    for (const hzio::Field& f : c.fields)
+      scratch.emplace_back(static_cast<size_t>(f.dtype.BytesFor(probe.ResultGrid(c.mine, level).NumSamples())));
+    out = &scratch;
+  }
+  Sample s;
+  int64_t total = 0;
+  s.seconds = Timed(c.comm, [&] {
+    hzio::mpi::ParallelReader r(c.comm, dir + "/visus.idx", hzio::mpi::ReadOptions{mode, 0, true});
+    for (size_t f = 0; f < c.fields.size(); ++f) {
+      r.ReadInto(static_cast<int>(f), 0, level, {c.mine}, {(*out)[f].data()});
+      total += r.stats().data_bytes;
+      s.phases.io += r.stats().max.io;
+      s.phases.aggregate += r.stats().max.aggregate;
+      s.phases.hz += r.stats().max.hz;
+      s.phases.restructure += r.stats().max.restructure;
+    }
+  });
+  if (bytes) *bytes = total;
+  return s;
+}
+
+void RunWrite(const Options& o, const S3dCase& c) {
+  struct Method { std::string name; std::function<Sample(const std::string&)> run; };
+  std::vector<Method> methods;
+  methods.push_back({"hzio", [&](const std::string& d) { return HzioWrite(c, d, {}); }});
+  for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
+    methods.push_back({b.name, [&c, b](const std::string& d) { return Sample{Timed(c.comm, [&] { b.write(c, d); }), {}}; }});
+  if (o.variants) {
+    auto with = [&](const std::string& restructure, int64_t aggs) {
+      hzio::mpi::WriteOptions w;
+      w.restructure = hzio::mpi::RestructureSpec::Parse(restructure, 3);
+      w.aggregators = aggs;
+      return [&c, w](const std::string& d) { return HzioWrite(c, d, w); };
+    };
+    methods.push_back({"hzio restructure=expanded", with("expanded", 0)});
+    methods.push_back({"hzio restructure=16x16x16", with("16x16x16", 0)});
+    methods.push_back({"hzio restructure=8x8x8", with("8x8x8", 0)});
+    for (int64_t a = 1; a < c.ranks; a *= 2) methods.push_back({"hzio aggregators=" + std::to_string(a), with("default", a)});
+  }
+  const int64_t bytes = c.GlobalBytes();
+  std::map<std::string, std::vector<Sample>> samples;
+  for (int rep = 0; rep < o.reps; ++rep)
+    for (size_t k = 0; k < methods.size(); ++k) {
+      const Method& m = methods[(k + static_cast<size_t>(rep)) % methods.size()];
+      const std::string dir = o.dir + "/w" + std::to_string((k + static_cast<size_t>(rep)) % methods.size());
+      FreshDir(c.comm, dir);
+      samples[m.name].push_back(m.run(dir));
+    }
+  for (const Method& m : methods) Report(c, "write", m.name, bytes, samples[m.name]);
+}
+
+void RunRead(const Options& o, const S3dCase& c) {
+  const int64_t bytes = c.GlobalBytes();
+  const std::string hz = o.dir + "/r-hzio";
+  FreshDir(c.comm, hz);
+  HzioWrite(c, hz, {});
+  struct Method { std::string name; std::function<Sample(std::vector<std::vector<uint8_t>>*)> run; };
+  std::vector<Method> methods;
+  methods.push_back({"hzio two-phase", [&](auto* out) { return HzioRead(c, hz, hzio::mpi::ReadMode::kTwoPhase, -1, out, nullptr); }});
+  methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, hzio::mpi::ReadMode::kOnePhase, -1, out, nullptr); }});
+  for (const hzio_bench::Baseline& b : hzio_bench::Baselines()) {
+    const std::string dir = o.dir + "/r-" + b.name;
+    FreshDir(c.comm, dir);
+    b.write(c, dir);
+    methods.push_back({b.name, [&c, b, dir](auto* out) { return Sample{Timed(c.comm, [&] { b.read(c, dir, *out); }), {}}; }});
+  }
+  std::map<std::string, std::vector<Sample>> samples;
+  for (int rep = 0; rep < o.reps; ++rep)
+    for (size_t k = 0; k < methods.size(); ++k) {
+      const Method& m = methods[(k + static_cast<size_t>(rep)) % methods.size()];
+      std::vector<std::vector<uint8_t>> out;
+      for (const auto& d : c.data) out.emplace_back(d.size());
+      samples[m.name].push_back(m.run(&out));
+      int ok = out == c.data ? 1 : 0, all = 0;  // every method must read back what was written
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.comm);
+      if (!all && c.rank == 0) std::fprintf(stderr, "%s read back wrong data\n", m.name.c_str());
+    }
+  for (const Method& m : methods) Report(c, "read", m.name, bytes, samples[m.name]);
+  if (!o.levels) return;
+  const hzio::mpi::ParallelReader probe(c.comm, hz + "/visus.idx");
+  const int maxh = probe.header().maxh();
+  for (int k = 0; k <= 9 && k <= maxh; ++k) {
+    for (hzio::mpi::ReadMode mode : {hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::ReadMode::kOnePhase}) {
+      std::vector<Sample> s;
+      int64_t level_bytes = 0;
+      for (int rep = 0; rep < o.reps; ++rep) s.push_back(HzioRead(c, hz, mode, maxh - k, nullptr, &level_bytes));
+      Report(c, "read-level", std::string("hzio ") + (mode == hzio::mpi::ReadMode::kTwoPhase ? "two-phase" : "one-phase"),
+             level_bytes, s, ",\"level\":" + std::to_string(maxh - k) + ",\"fraction\":\"1/" + std::to_string(1 << k) + "\"");
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--per-rank" && i + 1 < argc) o.per_rank = std::stoll(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) o.reps = std::stoi(argv[++i]);
+    else if (a == "--dir" && i + 1 < argc) o.dir = argv[++i];
+    else if (a == "--variants") o.variants = true;
+    else if (a == "--levels") o.levels = true;
+    else o.op = a;
+  }
+  int status = 0;
+  try {
+    g_per_rank = o.per_rank;
+    const S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
+    if (o.op == "write") RunWrite(o, c);
+    else if (o.op == "read") RunRead(o, c);
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--variants] [--levels]\n"); status = 2; }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,49 @@
+#include "s3d_case.h"
+
+#include "hzio/mpi/decomposition.h"
+#include "hzio/mpi/parallel_writer.h"
+#include "hzio/mpi/synthetic.h"
+
+namespace hzio_bench {
+
+int64_t S3dCase::LocalBytes() const {
+  int64_t b = 0;
+  for (const auto& d : data) b += static_cast<int64_t>(d.size());
+  return b;
+}
+
+int64_t S3dCase::GlobalBytes() const {
+  int64_t b = LocalBytes(), all = 0;
+  MPI_Allreduce(&b, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  return all;
+}
+
+S3dCase MakeCase(MPI_Comm comm, int64_t per_rank) {
+  S3dCase c;
+  c.comm = comm;
+  MPI_Comm_rank(comm, &c.rank);
+  MPI_Comm_size(comm, &c.ranks);
+  const hzio::Point grid = hzio::mpi::DefaultGrid(c.ranks, 3);
+  c.domain = hzio::Box(hzio::Point{0, 0, 0}, hzio::Point{per_rank * grid[0], per_rank * grid[1], per_rank * grid[2]});
+  c.mine = hzio::mpi::GridCell(c.domain, grid, c.rank);
+  c.fields = hzio::mpi::ParseFieldList("pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]");
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    c.data.emplace_back(static_cast<size_t>(c.fields[f].dtype.BytesFor(c.mine.Size().Product())));
+    hzio::mpi::FillSynthetic(c.fields[f].dtype, static_cast<int>(f), 0, hzio::mpi::DenseGrid(c.mine), c.data.back().data());
+  }
+  return c;
+}
+
+std::vector<Baseline> Baselines() {
+  std::vector<Baseline> b{{"file-per-process", WriteFilePerProcess, ReadFilePerProcess},
+                          {"mpi-io", WriteMpiIo, ReadMpiIo}};
+#ifdef HZIO_BENCH_HDF5
+  b.push_back({"hdf5", WriteHdf5, ReadHdf5});
+#endif
+#ifdef HZIO_BENCH_PNETCDF
+  b.push_back({"pnetcdf", WritePnetcdf, ReadPnetcdf});
+#endif
+  return b;
+}
+
+}  // namespace hzio_bench

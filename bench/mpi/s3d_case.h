@@ -1,0 +1,51 @@
+// The S3D-IO-like case shared by every method of the benchmark: a global 3-D domain of
+// `per_rank`^3 boxes on a rank grid, fields pressure, temperature, velocity[3], species[11]
+// (float64), each rank holding its box of every field (row-major, components contiguous).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hzio/format/field.h"
+#include "hzio/util/box.h"
+
+namespace hzio_bench {
+
+struct S3dCase {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, ranks = 1;
+  hzio::Box domain;                       // global
+  hzio::Box mine;                         // this rank's box
+  std::vector<hzio::Field> fields;
+  std::vector<std::vector<uint8_t>> data; // per field, row-major over `mine`
+
+  int64_t LocalBytes() const;
+  int64_t GlobalBytes() const;
+};
+
+/// Builds the case: `per_rank` samples per axis per rank, the default rank grid.
+S3dCase MakeCase(MPI_Comm comm, int64_t per_rank);
+
+/// A baseline: write the case into `dir`, read it back into `out` (same shapes as case.data).
+struct Baseline {
+  std::string name;
+  void (*write)(const S3dCase&, const std::string& dir);
+  void (*read)(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+};
+
+std::vector<Baseline> Baselines();
+
+// Individual baselines (each in its own file).
+void WriteFilePerProcess(const S3dCase&, const std::string& dir);
+void ReadFilePerProcess(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+void WriteMpiIo(const S3dCase&, const std::string& dir);
+void ReadMpiIo(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+void WriteHdf5(const S3dCase&, const std::string& dir);
+void ReadHdf5(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+void WritePnetcdf(const S3dCase&, const std::string& dir);
+void ReadPnetcdf(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+
+}  // namespace hzio_bench

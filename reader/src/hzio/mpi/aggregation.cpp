@@ -1,0 +1,66 @@
+#include "hzio/mpi/aggregation.h"
+
+#include <algorithm>
+
+#include "hzio/mpi/collective.h"
+
+namespace hzio::mpi {
+
+namespace {
+__extension__ typedef __int128 Wide;  // products of two 64-bit counts
+}  // namespace
+
+Span EvenSplit(int64_t n, int64_t parts, int64_t i) {
+  const auto at = [&](int64_t k) {
+    return static_cast<int64_t>(static_cast<Wide>(k) * n / parts);
+  };
+  return Span{at(i), at(i + 1)};
+}
+
+int64_t EvenSplitOwner(int64_t n, int64_t parts, int64_t item) {
+  // Largest p with floor(p*n/parts) <= item.
+  int64_t p = static_cast<int64_t>((static_cast<Wide>(item) * parts + parts - 1) / n);
+  p = std::clamp<int64_t>(p, 0, parts - 1);
+  while (p > 0 && EvenSplit(n, parts, p).begin > item) --p;
+  while (p + 1 < parts && EvenSplit(n, parts, p + 1).begin <= item) ++p;
+  return p;
+}
+
+int AggregatorRank(int64_t i, int64_t aggregators, int ranks) {
+  return static_cast<int>(static_cast<Wide>(i) * ranks / aggregators);
+}
+
+int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks) {
+  // Aggregator ranks are strictly increasing when aggregators <= ranks.
+  const int64_t i = static_cast<int64_t>((static_cast<Wide>(rank) * aggregators + ranks - 1) / ranks);
+  if (i < aggregators && AggregatorRank(i, aggregators, ranks) == rank) return i;
+  return -1;
+}
+
+RmaWindow::RmaWindow(MPI_Comm comm, int64_t bytes) : bytes_(bytes) {
+  MpiCheck(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base_, &win_), "MPI_Win_allocate");
+}
+
+RmaWindow::~RmaWindow() {
+  if (win_ != MPI_WIN_NULL) MPI_Win_free(&win_);
+}
+
+void RmaWindow::Fence(int assert_flags) { MpiCheck(MPI_Win_fence(assert_flags, win_), "MPI_Win_fence"); }
+
+void RmaWindow::Put(const uint8_t* src, int64_t bytes, int target, int64_t displacement) {
+  for (int64_t at = 0; at < bytes; at += kMaxTransferBytes) {
+    const int n = CheckedInt(std::min(kMaxTransferBytes, bytes - at), "put size");
+    MpiCheck(MPI_Put(src + at, n, MPI_BYTE, target, static_cast<MPI_Aint>(displacement + at), n, MPI_BYTE, win_),
+             "MPI_Put");
+  }
+}
+
+void RmaWindow::Get(uint8_t* dst, int64_t bytes, int target, int64_t displacement) {
+  for (int64_t at = 0; at < bytes; at += kMaxTransferBytes) {
+    const int n = CheckedInt(std::min(kMaxTransferBytes, bytes - at), "get size");
+    MpiCheck(MPI_Get(dst + at, n, MPI_BYTE, target, static_cast<MPI_Aint>(displacement + at), n, MPI_BYTE, win_),
+             "MPI_Get");
+  }
+}
+
+}  // namespace hzio::mpi

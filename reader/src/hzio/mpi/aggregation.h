@@ -1,0 +1,57 @@
+/// Aggregation shared by the parallel writer and the parallel reader: which rank hosts which
+/// aggregator, how a list of items (files for the writer, needed blocks for the reader) is cut into
+/// contiguous, even ranges per aggregator, and the one-sided window the aggregators expose.
+/// Everything here is a pure function of (item count, aggregator count, rank count), so every
+/// rank computes any aggregator's range locally: no global table is ever exchanged.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace hzio::mpi {
+
+/// Items [begin, end).
+struct Span {
+  int64_t begin = 0, end = 0;
+  int64_t size() const { return end - begin; }
+};
+
+/// Part `i` of `n` items cut into `parts` contiguous ranges whose sizes differ by at most one.
+Span EvenSplit(int64_t n, int64_t parts, int64_t i);
+/// The part that holds `item` under EvenSplit(n, parts, ·).
+int64_t EvenSplitOwner(int64_t n, int64_t parts, int64_t item);
+
+/// The rank hosting aggregator `i` of `aggregators`, spread evenly over `ranks` (so with fewer
+/// aggregators than ranks, aggregators land on different nodes of a block-mapped job).
+int AggregatorRank(int64_t i, int64_t aggregators, int ranks);
+/// The aggregator hosted by `rank`, or -1.
+int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks);
+
+/// A window of `bytes` allocated by MPI (size 0 on non-aggregators), opened and closed with
+/// fences. MPI-allocated memory lets Open MPI use its shared-memory one-sided component on a
+/// node (direct copies) instead of emulating puts and gets with messages. Transfers are split
+/// into <= 1 GiB calls.
+class RmaWindow {
+ public:
+  RmaWindow(MPI_Comm comm, int64_t bytes);  // collective
+  ~RmaWindow();                              // collective (MPI_Win_free)
+  RmaWindow(const RmaWindow&) = delete;
+  RmaWindow& operator=(const RmaWindow&) = delete;
+
+  MPI_Win handle() const { return win_; }
+  /// This rank's part of the window.
+  uint8_t* data() const { return base_; }
+  int64_t size() const { return bytes_; }
+  void Fence(int assert_flags = 0);
+  void Put(const uint8_t* src, int64_t bytes, int target, int64_t displacement);
+  void Get(uint8_t* dst, int64_t bytes, int target, int64_t displacement);
+
+ private:
+  MPI_Win win_ = MPI_WIN_NULL;
+  uint8_t* base_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace hzio::mpi

@@ -1,0 +1,150 @@
+#include "hzio/mpi/block_file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "hzio/util/error.h"
+
+namespace hzio::mpi {
+
+namespace {
+
+std::string OsError(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+// Writes `iov` (consumed) at `offset` with as few pwritev calls as IOV_MAX allows.
+void WriteVectorAt(int fd, std::vector<iovec>& iov, off_t offset, const std::string& path) {
+  size_t first = 0;
+  while (first < iov.size()) {
+    const int n = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+    const ssize_t w = ::pwritev(fd, iov.data() + first, n, offset);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw Error(ErrorCode::kIo, OsError("cannot write", path));
+    offset += w;
+    size_t left = static_cast<size_t>(w);
+    while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (first < iov.size() && left > 0) {
+      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + left;
+      iov[first].iov_len -= left;
+    }
+  }
+}
+
+}  // namespace
+
+void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  Check(fd >= 0, ErrorCode::kIo, OsError("cannot create", path));
+  // Merge adjacent pieces, then write with as few writev calls as IOV_MAX allows.
+  std::vector<iovec> iov;
+  for (const ByteSpan& p : pieces) {
+    if (p.size <= 0) continue;
+    if (!iov.empty() && static_cast<const uint8_t*>(iov.back().iov_base) + iov.back().iov_len == p.data)
+      iov.back().iov_len += static_cast<size_t>(p.size);
+    else
+      iov.push_back(iovec{const_cast<uint8_t*>(p.data), static_cast<size_t>(p.size)});
+  }
+  try {
+    WriteVectorAt(fd, iov, 0, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  Check(::close(fd) == 0, ErrorCode::kIo, OsError("cannot close", path));
+}
+
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  Check(fd >= 0, ErrorCode::kIo, OsError("cannot open for writing", path));
+  try {
+    // Pieces that follow each other in the file go out in one vectored write.
+    for (size_t i = 0; i < pieces.size();) {
+      std::vector<iovec> iov;
+      int64_t end = pieces[i].offset;
+      size_t j = i;
+      for (; j < pieces.size() && pieces[j].offset == end; ++j) {
+        if (pieces[j].bytes.size > 0)
+          iov.push_back(iovec{const_cast<uint8_t*>(pieces[j].bytes.data), static_cast<size_t>(pieces[j].bytes.size)});
+        end += pieces[j].bytes.size;
+      }
+      WriteVectorAt(fd, iov, static_cast<off_t>(pieces[i].offset), path);
+      i = j;
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  Check(::close(fd) == 0, ErrorCode::kIo, OsError("cannot close", path));
+}
+
+std::optional<BlockFileReader> BlockFileReader::Open(const std::string& path, int version, int64_t slots) {
+  BlockFileReader r;
+  r.path_ = path;
+  r.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (r.fd_ < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw Error(ErrorCode::kIo, OsError("cannot open", path));
+  }
+  struct stat st{};
+  Check(::fstat(r.fd_, &st) == 0, ErrorCode::kIo, OsError("cannot stat", path));
+  const int64_t table = BlockTableBytes(version, slots);
+  Check(st.st_size >= table, ErrorCode::kCorrupt,
+        path + ": file of " + std::to_string(st.st_size) + " bytes is shorter than its block table (" +
+            std::to_string(table) + " bytes)");
+  std::vector<uint8_t> bytes(static_cast<size_t>(table));
+  r.ReadAt(0, static_cast<uint64_t>(table), bytes.data());
+  r.entries_ = DecodeBlockTable(bytes.data(), table, version, slots, static_cast<uint64_t>(st.st_size), path);
+  return r;
+}
+
+BlockFileReader::BlockFileReader(BlockFileReader&& o) noexcept
+    : fd_(o.fd_), path_(std::move(o.path_)), entries_(std::move(o.entries_)), bytes_read_(o.bytes_read_) {
+  o.fd_ = -1;
+}
+
+BlockFileReader& BlockFileReader::operator=(BlockFileReader&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    entries_ = std::move(o.entries_);
+    bytes_read_ = o.bytes_read_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+BlockFileReader::~BlockFileReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void BlockFileReader::ReadAt(uint64_t offset, uint64_t size, uint8_t* out) const {
+  uint64_t done = 0;
+  while (done < size) {
+    const ssize_t r = ::pread(fd_, out + done, std::min<uint64_t>(size - done, uint64_t{1} << 30),
+                              static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    Check(r >= 0, ErrorCode::kIo, OsError("cannot read", path_));
+    Check(r > 0, ErrorCode::kCorrupt,
+          path_ + ": unexpected end of file at byte " + std::to_string(offset + done));
+    done += static_cast<uint64_t>(r);
+  }
+  bytes_read_ += static_cast<int64_t>(size);
+}
+
+}  // namespace hzio::mpi

@@ -1,0 +1,39 @@
+/// Reading decoded blocks for the parallel reader (idx-format.md §4.3–4.7): the aggregators (two-
+/// phase) and every rank (one-phase) read a sorted list of blocks of one field and timestep,
+/// file by file, with one table read and one large payload read per file, and decode each block
+/// into caller memory in row-major order over its block grid (hz-ordered blocks are permuted),
+/// so later copies into result boxes are planned per axis. Also the per-axis copy between grids.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hzio/format/block_files.h"
+#include "hzio/hz/block_layout.h"
+
+namespace hzio::mpi {
+
+struct BlockReadStats {
+  int64_t file_bytes = 0;     // bytes read from files (tables + payloads)
+  double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
+};
+
+/// Reads `blocks` (ascending) of `field` at `time`; block i is decoded into `out[i]` (2^bpb
+/// samples, already filled with the default value by the caller; absent blocks keep it). With
+/// `missing_files_are_errors`, a file that should hold one of the blocks but does not exist is an
+/// error (kNotFound naming the file); a corrupt table or payload is always kCorrupt naming it.
+BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
+                          int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
+                          bool missing_files_are_errors);
+
+/// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
+/// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each.
+void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const Point& dst_count,
+                 const AxisCopy (&plan)[kMaxDims], int dims, int64_t sample_bytes);
+
+/// Whether block b holds any sample inside `box`: blocks wholly outside the dataset box are never
+/// stored (idx-format.md §4.6), so neither the writer nor the reader touches them.
+bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box);
+
+}  // namespace hzio::mpi

@@ -1,0 +1,61 @@
+#include "hzio/mpi/box_copy.h"
+
+#include <cstring>
+
+namespace hzio::mpi {
+
+void CopyRegion(const Box& src_box, const uint8_t* src, const Box& dst_box, uint8_t* dst,
+                const Box& region, int64_t sample_bytes) {
+  const int n = region.dims();
+  if (region.Empty()) return;
+  const Point ss = src_box.Size(), ds = dst_box.Size(), rs = region.Size();
+  const int64_t row_bytes = rs[0] * sample_bytes;
+  Point k(n);  // row index over axes 1..n-1
+  for (;;) {
+    int64_t so = 0, dof = 0;
+    for (int d = n - 1; d >= 0; --d) {
+      const int64_t c = region.p1[d] + (d == 0 ? 0 : k[d]);
+      so = so * ss[d] + (c - src_box.p1[d]);
+      dof = dof * ds[d] + (c - dst_box.p1[d]);
+    }
+    std::memcpy(dst + dof * sample_bytes, src + so * sample_bytes, static_cast<size_t>(row_bytes));
+    int d = 1;
+    for (; d < n; ++d) {
+      if (++k[d] < rs[d]) break;
+      k[d] = 0;
+    }
+    if (d >= n) break;
+  }
+}
+
+std::vector<uint8_t> DefaultSample(const Field& field) {
+  const DType& t = field.dtype;
+  std::vector<uint8_t> sample(static_cast<size_t>(t.SampleBytes()), 0);
+  const int64_t comp = t.bits() / 8;
+  for (int c = 0; c < t.components(); ++c) {
+    uint8_t* out = sample.data() + c * comp;
+    if (t.kind() == DType::Kind::kFloat) {
+      const double v = static_cast<double>(field.default_value);
+      if (t.bits() == 64) std::memcpy(out, &v, 8);
+      else if (t.bits() == 32) { const float f = static_cast<float>(v); std::memcpy(out, &f, 4); }
+    } else {
+      const uint64_t v = static_cast<uint64_t>(field.default_value);
+      for (int64_t i = 0; i < comp && i < 8; ++i) out[i] = static_cast<uint8_t>(v >> (8 * i));
+    }
+  }
+  return sample;
+}
+
+void FillSamples(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample) {
+  if (count <= 0) return;
+  bool zero = true;
+  for (uint8_t b : sample) zero = zero && b == 0;
+  const size_t n = sample.size();
+  if (zero) {
+    std::memset(out, 0, static_cast<size_t>(count) * n);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) std::memcpy(out + static_cast<size_t>(i) * n, sample.data(), n);
+}
+
+}  // namespace hzio::mpi

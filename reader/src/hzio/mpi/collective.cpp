@@ -1,0 +1,142 @@
+#include "hzio/mpi/collective.h"
+
+#include <algorithm>
+#include <limits>
+#include <new>
+
+namespace hzio::mpi {
+
+int CheckedInt(int64_t value, const char* what) {
+  Check(value >= 0 && value <= std::numeric_limits<int>::max(), ErrorCode::kTooLarge,
+        std::string(what) + " (" + std::to_string(value) + ") does not fit an MPI int count");
+  return static_cast<int>(value);
+}
+
+void MpiCheck(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
+}
+
+int CommRank(MPI_Comm comm) {
+  int r = 0;
+  MpiCheck(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
+  return r;
+}
+
+int CommSize(MPI_Comm comm) {
+  int n = 0;
+  MpiCheck(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+  return n;
+}
+
+void Agree(MPI_Comm comm, std::exception_ptr local_error) {
+  const int rank = CommRank(comm), size = CommSize(comm);
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+  if (local_error) {
+    try {
+      std::rethrow_exception(local_error);
+    } catch (const Error& e) {
+      code = e.code();
+      message = e.what();
+    } catch (const std::bad_alloc&) {
+      code = ErrorCode::kTooLarge;
+      message = "out of memory";
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "unknown exception";
+    }
+  }
+  // The lowest failing rank speaks for everyone, so all ranks throw the same message.
+  int candidate = local_error ? rank : size, speaker = size;
+  MpiCheck(MPI_Allreduce(&candidate, &speaker, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(status)");
+  if (speaker == size) return;
+  int64_t header[2] = {static_cast<int64_t>(code), static_cast<int64_t>(message.size())};
+  MpiCheck(MPI_Bcast(header, 2, MPI_INT64_T, speaker, comm), "MPI_Bcast(error)");
+  message.resize(static_cast<size_t>(header[1]));
+  MpiCheck(MPI_Bcast(message.data(), CheckedInt(header[1], "error message length"), MPI_CHAR, speaker, comm),
+           "MPI_Bcast(error message)");
+  throw Error(static_cast<ErrorCode>(header[0]), "rank " + std::to_string(speaker) + ": " + message);
+}
+
+double AllMax(MPI_Comm comm, double value) {
+  double out = 0;
+  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(max)");
+  return out;
+}
+
+int64_t AllSum(MPI_Comm comm, int64_t value) {
+  int64_t out = 0;
+  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce(sum)");
+  return out;
+}
+
+int64_t AllMax(MPI_Comm comm, int64_t value) {
+  int64_t out = 0;
+  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce(max)");
+  return out;
+}
+
+int64_t AllMin(MPI_Comm comm, int64_t value) {
+  int64_t out = 0;
+  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(min)");
+  return out;
+}
+
+void IsendBytes(const uint8_t* data, int64_t size, int dest, int base_tag, MPI_Comm comm,
+                std::vector<MPI_Request>& requests) {
+  for (int64_t at = 0, tag = base_tag; at < size; at += kMaxTransferBytes, ++tag) {
+    const int n = CheckedInt(std::min(kMaxTransferBytes, size - at), "message size");
+    MPI_Request req;
+    MpiCheck(MPI_Isend(data + at, n, MPI_BYTE, dest, CheckedInt(tag, "message tag"), comm, &req), "MPI_Isend");
+    requests.push_back(req);
+  }
+}
+
+void IrecvBytes(uint8_t* data, int64_t size, int source, int base_tag, MPI_Comm comm,
+                std::vector<MPI_Request>& requests) {
+  for (int64_t at = 0, tag = base_tag; at < size; at += kMaxTransferBytes, ++tag) {
+    const int n = CheckedInt(std::min(kMaxTransferBytes, size - at), "message size");
+    MPI_Request req;
+    MpiCheck(MPI_Irecv(data + at, n, MPI_BYTE, source, CheckedInt(tag, "message tag"), comm, &req), "MPI_Irecv");
+    requests.push_back(req);
+  }
+}
+
+void WaitAll(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return;
+  MpiCheck(MPI_Waitall(CheckedInt(static_cast<int64_t>(requests.size()), "request count"), requests.data(),
+                       MPI_STATUSES_IGNORE),
+           "MPI_Waitall");
+  requests.clear();
+}
+
+Received ExchangeInt64(MPI_Comm comm, const std::vector<std::vector<int64_t>>& out) {
+  const int size = CommSize(comm);
+  std::vector<int> send_counts(static_cast<size_t>(size)), recv_counts(static_cast<size_t>(size));
+  std::vector<int> send_displs(static_cast<size_t>(size)), recv_displs(static_cast<size_t>(size));
+  std::vector<int64_t> send;
+  for (int r = 0; r < size; ++r) {
+    send_displs[static_cast<size_t>(r)] = CheckedInt(static_cast<int64_t>(send.size()), "exchange offset");
+    send_counts[static_cast<size_t>(r)] = CheckedInt(static_cast<int64_t>(out[static_cast<size_t>(r)].size()), "exchange count");
+    send.insert(send.end(), out[static_cast<size_t>(r)].begin(), out[static_cast<size_t>(r)].end());
+  }
+  MpiCheck(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+  Received in;
+  in.offsets.assign(static_cast<size_t>(size) + 1, 0);
+  for (int r = 0; r < size; ++r) {
+    recv_displs[static_cast<size_t>(r)] = CheckedInt(in.offsets[static_cast<size_t>(r)], "exchange offset");
+    in.offsets[static_cast<size_t>(r) + 1] = in.offsets[static_cast<size_t>(r)] + recv_counts[static_cast<size_t>(r)];
+  }
+  in.values.resize(static_cast<size_t>(in.offsets.back()));
+  MpiCheck(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_INT64_T, in.values.data(),
+                         recv_counts.data(), recv_displs.data(), MPI_INT64_T, comm),
+           "MPI_Alltoallv");
+  return in;
+}
+
+}  // namespace hzio::mpi

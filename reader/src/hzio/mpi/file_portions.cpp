@@ -1,0 +1,156 @@
+#include "hzio/mpi/file_portions.h"
+
+#include <algorithm>
+
+#include "hzio/codec/codec.h"
+#include "hzio/format/block_table.h"
+#include "hzio/mpi/block_file_io.h"
+#include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/collective.h"
+
+namespace hzio::mpi {
+
+namespace {
+
+// One aggregator's part of one file: its slot range, entries (offsets relative to the portion's
+// start until placed) and payloads in file order.
+struct Portion {
+  int64_t file = 0;
+  Span slots;                          // positions [begin, end) inside the file
+  bool whole = false;                  // the aggregator owns every slot of the file
+  bool file_has_data = false;          // some block of the whole file holds data
+  std::vector<BlockEntry> entries;     // bpf * nfields, only this portion's set
+  std::vector<ByteSpan> payloads;
+  std::vector<std::vector<uint8_t>> encoded;
+  int64_t bytes = 0;
+};
+
+bool FileHasData(const BlockLayout& layout, const FileAggregation& plan, int64_t file, const Box& box) {
+  const Span blocks = plan.FileBlocks(file);
+  for (int64_t b = blocks.begin; b < blocks.end; ++b)
+    if (BlockTouchesBox(layout, static_cast<uint64_t>(b), box)) return true;
+  return false;
+}
+
+std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& layout, const FileAggregation& plan,
+                                    int64_t agg, const uint8_t* buffer) {
+  const int64_t bpf = plan.blocks_per_file();
+  const int nfields = static_cast<int>(header.fields.size());
+  std::vector<CodecSpec> codecs;
+  for (const Field& f : header.fields) codecs.push_back(CodecSpec::Parse(f.compression));
+  const Span mine = plan.Blocks(agg), files = plan.Files(agg);
+  std::vector<Portion> portions;
+  for (int64_t file = files.begin; file < files.end; ++file) {
+    const Span fb = plan.FileBlocks(file);
+    Portion p;
+    p.file = file;
+    p.slots = Span{std::max(fb.begin, mine.begin) - fb.begin, std::min(fb.end, mine.end) - fb.begin};
+    p.whole = p.slots.begin == 0 && p.slots.end == fb.size();
+    p.file_has_data = FileHasData(layout, plan, file, header.box);
+    p.entries.resize(static_cast<size_t>(bpf * nfields));
+    p.encoded.reserve(static_cast<size_t>(p.slots.size() * nfields));
+    for (int64_t pos = p.slots.begin; pos < p.slots.end; ++pos) {
+      const int64_t b = fb.begin + pos;
+      if (!BlockTouchesBox(layout, static_cast<uint64_t>(b), header.box)) continue;
+      for (int f = 0; f < nfields; ++f) {
+        const int64_t bb = plan.block_bytes(f);
+        const uint8_t* raw = buffer + plan.FieldBase(agg, f) + (b - mine.begin) * bb;
+        ByteSpan payload{raw, bb};
+        const CodecSpec& codec = codecs[static_cast<size_t>(f)];
+        if (codec.codec != Codec::kRaw) {
+          p.encoded.push_back(Encode(codec, raw, static_cast<size_t>(bb)));
+          payload = ByteSpan{p.encoded.back().data(), static_cast<int64_t>(p.encoded.back().size())};
+        }
+        BlockEntry& e = p.entries[static_cast<size_t>(f * bpf + pos)];
+        e.offset = static_cast<uint64_t>(p.bytes);
+        e.size = static_cast<uint64_t>(payload.size);
+        e.flags = static_cast<uint32_t>(codec.codec);  // bit 4 clear: hz-ordered samples
+        p.bytes += payload.size;
+        p.payloads.push_back(payload);
+      }
+    }
+    portions.push_back(std::move(p));
+  }
+  return portions;
+}
+
+}  // namespace
+
+int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
+                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time) {
+  const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
+  const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
+  std::vector<Portion> portions;
+  Collectively(comm, [&] {
+    if (agg >= 0) portions = EncodePortions(header, layout, plan, agg, buffer);
+  });
+
+  // Where this aggregator's part of its first file starts: after the parts of the aggregators
+  // before it that end in the same file.
+  int64_t first_offset = table_bytes;
+  if (!plan.whole_files()) {
+    const int ranks = CommSize(comm);
+    int64_t mine[4] = {-1, 0, -1, 0};  // first file, its bytes, last file, its bytes
+    if (!portions.empty()) {
+      mine[0] = portions.front().file;
+      mine[1] = portions.front().bytes;
+      mine[2] = portions.back().file;
+      mine[3] = portions.back().bytes;
+    }
+    std::vector<int64_t> all(static_cast<size_t>(4 * ranks));
+    MpiCheck(MPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, comm), "MPI_Allgather(portions)");
+    for (int64_t j = agg - 1; agg >= 0 && j >= 0; --j) {
+      const size_t r = static_cast<size_t>(plan.Rank(j)) * 4;
+      if (all[r + 2] != mine[0]) break;
+      first_offset += all[r + 3];
+      if (all[r] != all[r + 2]) break;  // that aggregator started in an earlier file
+    }
+  }
+
+  // Shared files are created (zero header, truncated) by the owner of their first block first.
+  if (!plan.whole_files()) {
+    Collectively(comm, [&] {
+      for (const Portion& p : portions)
+        if (!p.whole && p.slots.begin == 0 && p.file_has_data) {
+          const std::vector<uint8_t> zeros(static_cast<size_t>(table_bytes), 0);
+          WriteWholeFile(files.FilePath(plan.FileBlocks(p.file).begin, time), {ByteSpan{zeros.data(), table_bytes}});
+        }
+    });
+  }
+
+  int64_t written = 0;
+  Collectively(comm, [&] {
+    for (size_t i = 0; i < portions.size(); ++i) {
+      Portion& p = portions[i];
+      if (p.payloads.empty()) continue;
+      const int64_t start = i == 0 ? first_offset : table_bytes;
+      for (BlockEntry& e : p.entries)
+        if (e.size > 0) e.offset += static_cast<uint64_t>(start);
+      const std::vector<uint8_t> table = EncodeBlockTable(p.entries);
+      const std::string path = files.FilePath(plan.FileBlocks(p.file).begin, time);
+      if (p.whole) {
+        std::vector<ByteSpan> pieces{ByteSpan{table.data(), table_bytes}};
+        pieces.insert(pieces.end(), p.payloads.begin(), p.payloads.end());
+        WriteWholeFile(path, pieces);
+        written += table_bytes + p.bytes;
+        continue;
+      }
+      // Only this portion's entries: one contiguous run of slots per field.
+      std::vector<PlacedSpan> pieces;
+      for (int64_t f = 0; f < nfields; ++f) {
+        const int64_t at = 40 + 40 * (f * bpf + p.slots.begin);
+        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * p.slots.size()}});
+      }
+      int64_t offset = start;
+      for (const ByteSpan& s : p.payloads) {
+        pieces.push_back(PlacedSpan{offset, s});
+        offset += s.size;
+      }
+      WriteIntoFile(path, pieces);
+      written += p.bytes + (p.slots.begin == 0 ? table_bytes : 0);
+    }
+  });
+  return written;
+}
+
+}  // namespace hzio::mpi

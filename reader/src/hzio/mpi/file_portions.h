@@ -1,0 +1,27 @@
+/// The I/O step of the parallel writer: each aggregator encodes its blocks (raw/zip/lz4) into its
+/// portions of the block files of a timestep and writes them (idx-format.md §4.5). Payloads are
+/// laid out slot by slot, fields inside a slot, so an aggregator's portion of a file is one
+/// contiguous byte range and the file bytes do not depend on the rank or aggregator count. A file
+/// owned by one aggregator is written with one vectored write, header included; a file shared by
+/// several aggregators is created (zero header) by the owner of its first block, then every
+/// sharer writes its table entries and its payload range at the offset that the sizes of the
+/// sharers before it give (one Allgather of four numbers per rank: linear, not quadratic).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "hzio/format/block_files.h"
+#include "hzio/hz/block_layout.h"
+#include "hzio/mpi/file_aggregation.h"
+
+namespace hzio::mpi {
+
+/// Collective over `comm`: every rank calls it; aggregators (`agg` >= 0) encode `buffer` (their
+/// FileAggregation buffer) and write. Returns the bytes this rank wrote. Errors are agreed.
+int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
+                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time);
+
+}  // namespace hzio::mpi

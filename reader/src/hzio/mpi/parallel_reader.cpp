@@ -1,0 +1,409 @@
+#include "hzio/mpi/parallel_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "hzio/format/block_files.h"
+#include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/box_copy.h"
+#include "hzio/mpi/collective.h"
+
+namespace hzio::mpi {
+
+namespace {
+
+std::string IdxDir(const std::string& idx_path) {
+  const std::string dir = std::filesystem::path(idx_path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+// Blocks of one box at levels 0..level that hold samples of the dataset box.
+std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level) {
+  std::vector<uint64_t> blocks = layout.BlocksInRegion(box, LevelRange{0, level});
+  std::erase_if(blocks, [&](uint64_t b) { return !BlockTouchesBox(layout, b, header.box); });
+  return blocks;
+}
+
+// A strided MPI datatype selecting a plan's src samples inside a row-major block of `count`.
+MPI_Datatype StridedType(const AxisCopy (&plan)[kMaxDims], const Point& count, int dims, MPI_Datatype sample,
+                         int64_t sample_bytes) {
+  MPI_Datatype type = sample, prev = MPI_DATATYPE_NULL;
+  int64_t row = 1;
+  for (int d = 0; d < dims; ++d) {
+    MPI_Datatype next;
+    MpiCheck(MPI_Type_create_hvector(CheckedInt(plan[d].count, "get count"), 1,
+                                     static_cast<MPI_Aint>(plan[d].src_step * row * sample_bytes), type, &next),
+             "MPI_Type_create_hvector");
+    if (prev != MPI_DATATYPE_NULL) MPI_Type_free(&prev);
+    prev = next;
+    type = next;
+    row *= count[d];
+  }
+  MpiCheck(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
+
+}  // namespace
+
+int64_t ReadPlan::SnapUp(int64_t x) const {
+  if (x >= total()) return total();
+  const int64_t k = x / block_samples, r = x % block_samples, ss = slab[static_cast<size_t>(k)];
+  return k * block_samples + (r + ss - 1) / ss * ss;
+}
+
+Span ReadPlan::Range(int64_t aggregator) const {
+  const Span s = EvenSplit(total(), aggregators, aggregator);
+  return Span{SnapUp(s.begin), SnapUp(s.end)};
+}
+
+ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators) {
+  ReadPlan plan;
+  plan.blocks = std::move(blocks);
+  plan.block_samples = layout.samples_per_block();
+  int64_t slabs = 0;
+  for (uint64_t b : plan.blocks) {
+    const int64_t outer = layout.BlockGrid(b).count[layout.dims() - 1];
+    plan.slab.push_back(plan.block_samples / outer);
+    slabs += outer;
+  }
+  plan.aggregators = std::clamp<int64_t>(aggregators, 1, std::max<int64_t>(1, slabs));
+  return plan;
+}
+
+ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, const Box& region, int level,
+                        int64_t aggregators) {
+  return MakeReadPlan(layout, BoxBlocks(header, layout, region, level), aggregators);
+}
+
+ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options)
+    : comm_(comm), idx_path_(std::move(idx_path)), options_(options) {
+  std::string text;
+  Collectively(comm_, [&] {
+    if (CommRank(comm_) != 0) return;
+    std::ifstream in(idx_path_, std::ios::binary);
+    Check(static_cast<bool>(in), ErrorCode::kNotFound, "cannot open dataset " + idx_path_);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  });
+  int64_t n = static_cast<int64_t>(text.size());
+  MpiCheck(MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm_), "MPI_Bcast(header size)");
+  text.resize(static_cast<size_t>(n));
+  MpiCheck(MPI_Bcast(text.data(), CheckedInt(n, "header size"), MPI_CHAR, 0, comm_), "MPI_Bcast(header)");
+  Collectively(comm_, [&] {
+    header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
+    layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
+  });
+}
+
+bool ParallelReader::HasSamples(const Box& box, int level) const {
+  if (box.dims() != header_.dims()) return false;
+  const Box c = box.Intersect(header_.box);
+  if (c.Empty()) return false;
+  const Point stride = header_.bitmask.CumulativeStride(level < 0 ? header_.maxh() : level);
+  for (int d = 0; d < c.dims(); ++d) {
+    const int64_t first = (c.p1[d] + stride[d] - 1) / stride[d] * stride[d];  // §3.4: multiples of D_level
+    if (first >= c.p2[d]) return false;
+  }
+  return true;
+}
+
+Grid ParallelReader::ResultGrid(const Box& box, int level) const {
+  return layout_->QueryGrid(box.Intersect(header_.box), LevelRange{0, level < 0 ? header_.maxh() : level});
+}
+
+std::vector<BoxData> ParallelReader::Read(int field, int64_t time, int level, const std::vector<Box>& boxes) {
+  std::vector<BoxData> results;
+  std::vector<uint8_t*> out;
+  Collectively(comm_, [&] {
+    Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+          "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
+    for (const Box& b : boxes) {
+      Check(b.dims() == header_.dims() && !b.Intersect(header_.box).Empty(), ErrorCode::kOutOfRange,
+            "box " + b.ToRangesString() + " does not intersect the dataset box " + header_.box.ToRangesString());
+      BoxData r;
+      r.grid = ResultGrid(b, level);
+      r.bytes.resize(static_cast<size_t>(header_.fields[static_cast<size_t>(field)].dtype.BytesFor(r.grid.NumSamples())));
+      results.push_back(std::move(r));
+    }
+  });
+  for (BoxData& r : results) out.push_back(r.bytes.data());
+  ReadInto(field, time, level, boxes, out);
+  return results;
+}
+
+void ParallelReader::ReadInto(int field, int64_t time, int level, const std::vector<Box>& boxes,
+                              const std::vector<uint8_t*>& out) {
+  const double t_start = MPI_Wtime();
+  stats_ = IoStats{};
+  if (level < 0) level = header_.maxh();
+  std::vector<Box> clipped;
+  std::vector<Target> targets;
+  int64_t local_bytes = 0;
+  Collectively(comm_, [&] {
+    Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+          "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
+    Check(header_.time.Contains(time), ErrorCode::kNotFound,
+          "timestep " + std::to_string(time) + " is not declared in " + idx_path_);
+    Check(level <= header_.maxh(), ErrorCode::kOutOfRange,
+          "level " + std::to_string(level) + " is outside 0.." + std::to_string(header_.maxh()));
+    Check(out.size() == boxes.size(), ErrorCode::kInvalidArgument,
+          std::to_string(boxes.size()) + " boxes but " + std::to_string(out.size()) + " output buffers");
+    const Field& f = header_.fields[static_cast<size_t>(field)];
+    for (size_t i = 0; i < boxes.size(); ++i) {
+      const Box& b = boxes[i];
+      Check(b.dims() == header_.dims(), ErrorCode::kInvalidArgument,
+            "box " + b.ToRangesString() + " has " + std::to_string(b.dims()) + " axes, the dataset " +
+                std::to_string(header_.dims()));
+      const Box c = b.Intersect(header_.box);
+      Check(!c.Empty(), ErrorCode::kOutOfRange,
+            "box " + b.ToRangesString() + " lies outside the dataset box " + header_.box.ToRangesString());
+      Check(out[i] != nullptr, ErrorCode::kInvalidArgument, "no output buffer for box " + b.ToRangesString());
+      Target t{layout_->QueryGrid(c, LevelRange{0, level}), out[i]};
+      FillSamples(t.data, t.grid.NumSamples(), DefaultSample(f));  // absent blocks read as default_value
+      local_bytes += f.dtype.BytesFor(t.grid.NumSamples());
+      clipped.push_back(c);
+      targets.push_back(t);
+    }
+  });
+  if (options_.mode == ReadMode::kTwoPhase)
+    ReadTwoPhase(field, time, level, clipped, targets);
+  else
+    ReadOnePhase(field, time, level, clipped, targets);
+
+  const int ranks = CommSize(comm_);
+  const int64_t aggregators = stats_.aggregators;
+  const bool two_phase = options_.mode == ReadMode::kTwoPhase;
+  FinishStats(comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes, [&](int64_t a) {
+    return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a);
+  });
+}
+
+void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
+                                  std::vector<Target>& results) {
+  const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
+  const Field& f = header_.fields[static_cast<size_t>(field)];
+  const int64_t sb = f.dtype.SampleBytes();
+  const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
+
+  // The region all requests lie in, then the blocks somebody actually needs (a bitmap reduction
+  // over the region's block list: linear in blocks, independent of the rank count).
+  Point lo(dims, std::numeric_limits<int64_t>::max()), hi(dims, std::numeric_limits<int64_t>::min());
+  for (const Box& b : clipped)
+    for (int d = 0; d < dims; ++d) {
+      lo[d] = std::min(lo[d], b.p1[d]);
+      hi[d] = std::max(hi[d], b.p2[d]);
+    }
+  {  // one reduction: min of lo and of -hi
+    int64_t corners[2 * kMaxDims];
+    for (int d = 0; d < dims; ++d) {
+      corners[d] = lo[d];
+      corners[dims + d] = hi[d] == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -hi[d];
+    }
+    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, corners, 2 * dims, MPI_INT64_T, MPI_MIN, comm_), "MPI_Allreduce(region)");
+    for (int d = 0; d < dims; ++d) {
+      lo[d] = corners[d];
+      hi[d] = corners[dims + d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -corners[dims + d];
+    }
+  }
+  if (lo[0] >= hi[0]) return;  // nobody asked for anything
+  const ReadPlan region = PlanRegionRead(header_, *layout_, Box(lo, hi), level, 1);
+  std::vector<std::vector<uint64_t>> box_blocks;
+  std::vector<uint8_t> needed(region.blocks.size(), 0);
+  for (const Box& b : clipped) {
+    box_blocks.push_back(BoxBlocks(header_, *layout_, b, level));
+    for (uint64_t id : box_blocks.back())
+      needed[static_cast<size_t>(std::lower_bound(region.blocks.begin(), region.blocks.end(), id) - region.blocks.begin())] = 1;
+  }
+  for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
+    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
+                           CheckedInt(std::min<int64_t>(kMaxTransferBytes, static_cast<int64_t>(needed.size()) - at), "bitmap"),
+                           MPI_UINT8_T, MPI_BOR, comm_),
+             "MPI_Allreduce(bitmap)");
+  std::vector<uint64_t> blocks;
+  for (size_t i = 0; i < needed.size(); ++i)
+    if (needed[i]) blocks.push_back(region.blocks[i]);
+  const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
+  const ReadPlan plan = MakeReadPlan(*layout_, std::move(blocks), std::min<int64_t>(want, ranks));
+  stats_.aggregators = plan.aggregators;
+  const int64_t bs = plan.block_samples;
+
+  // Aggregators: read and decode their range into the window buffer.
+  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators, ranks);
+  double t0 = MPI_Wtime();
+  int64_t need = 0;
+  for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, plan.Range(a).size() * sb);
+  if (!window_ || need > window_bytes_ || plan.aggregators != window_aggregators_) {
+    window_.reset();
+    window_ = std::make_unique<RmaWindow>(comm_, my_agg >= 0 ? need : 0);
+    window_bytes_ = need;
+    window_aggregators_ = plan.aggregators;
+  }
+  RmaWindow& window = *window_;
+  uint8_t* const buffer = window.data();
+  // A failed read is agreed on together with the gets below (one agreement instead of two): the
+  // opening fence already orders the aggregators' reads before anyone's gets.
+  std::exception_ptr error;
+  try {
+    [&] {
+      if (my_agg < 0) return;
+      // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks: whole
+      // blocks are decoded in place, the partial first/last ones through a scratch block.
+      const Span span = plan.Range(my_agg);
+      if (span.size() == 0) return;
+      const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
+      std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
+      std::vector<std::vector<uint8_t>> scratch;
+      std::vector<uint8_t*> out;
+      const std::vector<uint8_t> fill = DefaultSample(f);
+      for (int64_t k = k0; k < k1; ++k) {
+        if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
+          out.push_back(buffer + (k * bs - span.begin) * sb);
+        } else {
+          scratch.emplace_back(static_cast<size_t>(block_bytes));
+          out.push_back(scratch.back().data());
+        }
+        FillSamples(out.back(), bs, fill);
+      }
+      const BlockFiles files(header_, IdxDir(idx_path_));
+      const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors);
+      for (int64_t k = k0; k < k1; ++k) {
+        const uint8_t* src = out[static_cast<size_t>(k - k0)];
+        const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
+        if (src != buffer + (k * bs - span.begin) * sb)
+          std::memcpy(buffer + (from - span.begin) * sb, src + (from - k * bs) * sb, static_cast<size_t>((to - from) * sb));
+      }
+      stats_.file_bytes += rs.file_bytes;
+      stats_.local.hz += rs.layout_seconds;
+      stats_.local_aggregator_bytes = span.size() * sb;
+    }();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
+
+  // Every rank fetches exactly its samples: one strided get per (box, block).
+  t0 = MPI_Wtime();
+  struct Pending { size_t box; AxisCopy plan[kMaxDims]; std::vector<uint8_t> bytes; MPI_Datatype type; };
+  std::vector<Pending> pending;
+  MPI_Datatype sample;
+  MpiCheck(MPI_Type_contiguous(CheckedInt(sb, "sample size"), MPI_BYTE, &sample), "MPI_Type_contiguous");
+  MpiCheck(MPI_Type_commit(&sample), "MPI_Type_commit");
+  window.Fence();
+  if (!error) {
+    try {
+      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+        for (uint64_t id : box_blocks[bi]) {
+          Pending p;
+          p.box = bi;
+          const Grid g = layout_->BlockGrid(id);
+          if (!PlanGridCopy(g, results[bi].grid, clipped[bi], p.plan)) continue;
+          const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
+          // The selected slabs of the block's slowest axis, cut where the holding aggregator changes.
+          const int outer = dims - 1;
+          const int64_t slab = plan.slab[static_cast<size_t>(index)];
+          const AxisCopy whole = p.plan[outer];
+          for (int64_t m0 = 0; m0 < whole.count;) {
+            const auto owner = [&](int64_t m) { return plan.AggregatorOfSlab(index * bs + (whole.src_first + m * whole.src_step) * slab); };
+            const int64_t agg = owner(m0);
+            int64_t m1 = m0 + 1;
+            while (m1 < whole.count && owner(m1) == agg) ++m1;
+            Pending q;
+            q.box = bi;
+            std::copy(std::begin(p.plan), std::end(p.plan), std::begin(q.plan));
+            q.plan[outer].src_first = whole.src_first + m0 * whole.src_step;
+            q.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
+            q.plan[outer].count = m1 - m0;
+            int64_t first = 0, row = 1, n = 1;
+            for (int d = 0; d < dims; ++d) {
+              first += q.plan[d].src_first * row;
+              row *= g.count[d];
+              n *= q.plan[d].count;
+            }
+            q.bytes.resize(static_cast<size_t>(n * sb));
+            q.type = StridedType(q.plan, g.count, dims, sample, sb);
+            pending.push_back(std::move(q));
+            Pending& r = pending.back();
+            MpiCheck(MPI_Get(r.bytes.data(), CheckedInt(n, "get samples"), sample, AggregatorRank(agg, plan.aggregators, ranks),
+                             static_cast<MPI_Aint>((index * bs + first - plan.Range(agg).begin) * sb), 1, r.type,
+                             window.handle()),
+                     "MPI_Get");
+            m0 = m1;
+          }
+        }
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  window.Fence();
+  for (Pending& p : pending) MPI_Type_free(&p.type);
+  MPI_Type_free(&sample);
+  stats_.local.aggregate += MPI_Wtime() - t0;
+  Agree(comm_, error);
+
+  // Place the fetched samples into the result boxes.
+  t0 = MPI_Wtime();
+  for (Pending& p : pending) {
+    AxisCopy dense[kMaxDims];
+    Point count(dims);
+    for (int d = 0; d < kMaxDims; ++d) {
+      dense[d] = p.plan[d];
+      dense[d].src_first = 0;
+      dense[d].src_step = 1;
+    }
+    for (int d = 0; d < dims; ++d) count[d] = p.plan[d].count;
+    CopyPlanned(p.bytes.data(), count, results[p.box].data, results[p.box].grid.count, dense, dims, sb);
+  }
+  stats_.local.restructure += MPI_Wtime() - t0;
+}
+
+void ParallelReader::ReadOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
+                                  std::vector<Target>& results) {
+  const int dims = header_.dims();
+  const Field& f = header_.fields[static_cast<size_t>(field)];
+  const int64_t sb = f.dtype.SampleBytes();
+  const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
+  std::vector<uint64_t> blocks;
+  std::vector<std::vector<uint64_t>> box_blocks;
+  for (const Box& b : clipped) {
+    box_blocks.push_back(BoxBlocks(header_, *layout_, b, level));
+    blocks.insert(blocks.end(), box_blocks.back().begin(), box_blocks.back().end());
+  }
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  std::vector<uint8_t> buffer(blocks.size() * static_cast<size_t>(block_bytes));
+  double t0 = MPI_Wtime();
+  Collectively(comm_, [&] {
+    FillSamples(buffer.data(), static_cast<int64_t>(blocks.size()) * layout_->samples_per_block(), DefaultSample(f));
+    std::vector<uint8_t*> out;
+    for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
+    const BlockFiles files(header_, IdxDir(idx_path_));
+    const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, blocks, out, options_.missing_files_are_errors);
+    stats_.file_bytes += rs.file_bytes;
+    stats_.local.hz += rs.layout_seconds;
+  });
+  stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
+  stats_.local_aggregator_bytes = static_cast<int64_t>(buffer.size());
+  stats_.aggregators = CommSize(comm_);  // every rank reads for itself
+  t0 = MPI_Wtime();
+  for (size_t bi = 0; bi < clipped.size(); ++bi) {
+    for (uint64_t id : box_blocks[bi]) {
+      const Grid g = layout_->BlockGrid(id);
+      AxisCopy plan[kMaxDims];
+      if (!PlanGridCopy(g, results[bi].grid, clipped[bi], plan)) continue;
+      const size_t index = static_cast<size_t>(std::lower_bound(blocks.begin(), blocks.end(), id) - blocks.begin());
+      CopyPlanned(buffer.data() + static_cast<int64_t>(index) * block_bytes, g.count, results[bi].data,
+                  results[bi].grid.count, plan, dims, sb);
+    }
+  }
+  stats_.local.restructure += MPI_Wtime() - t0;
+}
+
+}  // namespace hzio::mpi

@@ -1,0 +1,121 @@
+/// The collective IDX reader of hzio::mpi (issue 5). Each rank asks for any boxes (any rank count
+/// and decomposition, unrelated to how the data was written) of one field and timestep at a level
+/// H (levels 0..H, idx-format.md §3.4); every box comes back as its result grid.
+///
+/// Two-phase: the blocks the request touches (§4.2) are listed once, identically on every rank,
+/// and cut into even contiguous ranges, one per aggregator — the same aggregator count at every
+/// resolution, so a coarse read that touches few files still spreads their blocks over all
+/// aggregators (self-balancing). Aggregators read their ranges with large reads (block_reading.h),
+/// decode to row-major, and expose them in an MPI window; ranks fetch exactly the samples of
+/// their boxes with one strided one-sided get per block. One-phase: every rank reads its own
+/// blocks directly (for comparison). Errors follow the writer's collective semantics.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hzio/format/idx_header.h"
+#include "hzio/hz/block_layout.h"
+#include "hzio/mpi/aggregation.h"
+#include "hzio/mpi/stats.h"
+
+namespace hzio::mpi {
+
+enum class ReadMode { kTwoPhase, kOnePhase };
+
+struct ReadOptions {
+  ReadMode mode = ReadMode::kTwoPhase;
+  int64_t aggregators = 0;              // 0 = one per rank (clamped to ranks and blocks)
+  bool missing_files_are_errors = true; // a file that should hold requested blocks must exist
+};
+
+/// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
+struct BoxData {
+  Grid grid;
+  std::vector<uint8_t> bytes;
+};
+
+/// The blocks a collective request needs, in ascending id order, and how they are spread over the
+/// aggregators. The decoded blocks, concatenated (row-major inside each block), are cut into even
+/// sample ranges snapped to slabs of the block's slowest axis, so every aggregator holds the same
+/// bytes (within one slab) even when a coarse read needs fewer blocks than there are aggregators.
+struct ReadPlan {
+  std::vector<uint64_t> blocks;
+  std::vector<int64_t> slab;     // per block: samples in one slab of its slowest axis
+  int64_t block_samples = 1;
+  int64_t aggregators = 1;
+
+  int64_t total() const { return static_cast<int64_t>(blocks.size()) * block_samples; }
+  /// The first slab boundary at or after sample offset x of the concatenation.
+  int64_t SnapUp(int64_t x) const;
+  /// Samples [begin, end) of the concatenation held by an aggregator.
+  Span Range(int64_t aggregator) const;
+  /// The aggregator holding the slab that starts at sample offset x.
+  int64_t AggregatorOfSlab(int64_t x) const { return EvenSplitOwner(total(), aggregators, x); }
+};
+
+/// Pure: the plan for a request whose boxes lie in `region` at levels 0..level, restricted to
+/// blocks that hold samples of the dataset box, over `aggregators` (clamped to >= 1 and to the
+/// number of slabs). Used by the reader and by balance tests.
+ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, const Box& region, int level,
+                        int64_t aggregators);
+
+/// Builds a plan for an explicit block list (ascending).
+ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators);
+
+class ParallelReader {
+ public:
+  /// Collective: rank 0 reads the .idx and broadcasts it; every rank parses the same text. A
+  /// missing or malformed header raises the same Error everywhere. The reader keeps its
+  /// aggregation window between reads, so it must also be destroyed on every rank of `comm`.
+  ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options = {});
+
+  const IdxHeader& header() const { return header_; }
+  const BlockLayout& layout() const { return *layout_; }
+
+  /// Collective. `level` < 0 means maxh. Boxes are clipped to the dataset box (a box that misses
+  /// it is kOutOfRange). Returns one BoxData per box, in order.
+  std::vector<BoxData> Read(int field, int64_t time, int level, const std::vector<Box>& boxes);
+
+  /// Whether `box` (clipped to the dataset box) holds any sample of levels 0..level (< 0: maxh).
+  /// A rank's piece of a decomposition often holds none at coarse levels; it should then ask for
+  /// nothing rather than for that box (which is kOutOfRange, as for the serial reader).
+  bool HasSamples(const Box& box, int level) const;
+
+  /// The result grid of `box` (clipped to the dataset box) at levels 0..level (< 0: maxh).
+  Grid ResultGrid(const Box& box, int level) const;
+
+  /// Collective, like Read(), but into caller memory: out[i] must hold exactly the bytes of
+  /// ResultGrid(boxes[i], level) (e.g. a simulation's own arrays on restart). No allocation of
+  /// results, so a restart reads straight into place.
+  void ReadInto(int field, int64_t time, int level, const std::vector<Box>& boxes, const std::vector<uint8_t*>& out);
+
+  /// Statistics of the last Read(); per_aggregator is filled on rank 0.
+  const IoStats& stats() const { return stats_; }
+
+ private:
+  struct Target {
+    Grid grid;
+    uint8_t* data;
+  };
+  void ReadTwoPhase(int field, int64_t time, int level, const std::vector<Box>& clipped, std::vector<Target>& results);
+  void ReadOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped, std::vector<Target>& results);
+
+  MPI_Comm comm_;
+  std::string idx_path_;
+  ReadOptions options_;
+  IdxHeader header_;
+  std::shared_ptr<BlockLayout> layout_;
+  IoStats stats_;
+  // The aggregators' window, kept between reads and regrown collectively when a read needs more
+  // (every rank derives the same size from the global plan, so the decision is the same everywhere).
+  std::unique_ptr<RmaWindow> window_;
+  int64_t window_bytes_ = 0;        // per aggregator
+  int64_t window_aggregators_ = 0;  // the aggregator ranks it was made for
+};
+
+}  // namespace hzio::mpi

@@ -1,0 +1,68 @@
+/// The collective IDX writer of hzio::mpi (issue 4): every rank registers any number of boxes per
+/// field and timestep, then Write() runs the three phases — restructure onto power-of-two cells,
+/// HZ-encode each cell into per-level buffers, aggregate with MPI one-sided puts into aggregator
+/// buffers that map to contiguous ranges of block files — and the aggregators encode and write
+/// their files or file parts (header + payloads, idx-format.md §4.5, A.3) with a few large writes.
+///
+/// Output is deterministic: blocks are stored in hz order, payloads laid out slot by slot (fields inside a slot),
+/// so raw-codec files are byte-identical for any rank count and decomposition. The `.idx` is
+/// written last, atomically, by rank 0, after all ranks agree the files are written; any failure
+/// makes Write() throw the same hzio::Error on every rank and leaves no `.idx`.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hzio/format/idx_header.h"
+#include "hzio/mpi/imposed_grid.h"
+#include "hzio/mpi/restructure.h"
+#include "hzio/mpi/stats.h"
+
+namespace hzio::mpi {
+
+struct WriteOptions {
+  RestructureSpec restructure;
+  int64_t aggregators = 0;  // 0 = one per rank; never more than ranks or files per timestep
+  bool overwrite = false;   // replace a dataset already at the path (its .idx is removed first)
+};
+
+class ParallelWriter {
+ public:
+  /// `header` must be the same on every rank (checked in Write()). It is validated here; fields
+  /// are written in hz layout with each field's `compression`.
+  ParallelWriter(MPI_Comm comm, std::string idx_path, IdxHeader header, WriteOptions options = {});
+
+  const IdxHeader& header() const { return header_; }
+
+  /// Registers a box of field `field` at timestep `time`: row-major samples over `box` (x fastest,
+  /// components contiguous). No copy: `data` must stay valid until Write() returns. Local.
+  void Add(int field, int64_t time, const Box& box, const uint8_t* data);
+
+  /// Collective: writes every registered box, then the `.idx`. Throws the same Error on every rank.
+  IoStats Write();
+
+ private:
+  struct Registered {
+    int64_t time;
+    Piece piece;
+  };
+
+  MPI_Comm comm_;
+  std::string idx_path_;
+  IdxHeader header_;
+  WriteOptions options_;
+  std::vector<Registered> registered_;
+};
+
+/// The header the driver and tests use: box [0,dims), guessed bitmask, the given fields (hz
+/// layout, `compression`), timesteps 0..timesteps-1 (time template `time_%02d/` when more than one).
+IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_t timesteps, int bits_per_block,
+                     int64_t blocks_per_file, const std::string& compression, const std::string& idx_path);
+
+/// Parses "name:dtype,name:dtype[3],..." (design.md §3 `--fields`).
+std::vector<Field> ParseFieldList(const std::string& text);
+
+}  // namespace hzio::mpi

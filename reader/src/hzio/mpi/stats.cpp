@@ -1,0 +1,25 @@
+#include "hzio/mpi/stats.h"
+
+#include "hzio/mpi/collective.h"
+
+namespace hzio::mpi {
+
+void FinishStats(MPI_Comm comm, IoStats& s, double elapsed, int64_t local_data_bytes, int64_t local_file_bytes,
+                 const std::function<int(int64_t)>& rank_of) {
+  double times[5] = {elapsed, s.local.restructure, s.local.hz, s.local.aggregate, s.local.io};
+  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, times, 5, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
+  s.seconds = times[0];
+  s.max = PhaseTimes{times[1], times[2], times[3], times[4]};
+  int64_t bytes[2] = {local_data_bytes, local_file_bytes};
+  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce(bytes)");
+  s.data_bytes = bytes[0];
+  s.file_bytes = bytes[1];
+  const int rank = CommRank(comm), ranks = CommSize(comm);
+  std::vector<int64_t> all(rank == 0 ? static_cast<size_t>(ranks) : 0);
+  MpiCheck(MPI_Gather(&s.local_aggregator_bytes, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, comm), "MPI_Gather");
+  s.per_aggregator.clear();
+  if (rank == 0)
+    for (int64_t a = 0; a < s.aggregators; ++a) s.per_aggregator.push_back(AggregatorBytes{rank_of(a), all[static_cast<size_t>(rank_of(a))]});
+}
+
+}  // namespace hzio::mpi

@@ -1,0 +1,44 @@
+/// What the parallel writer and reader report to callers: per-phase timings (this rank and the
+/// maximum over ranks), bytes moved, and the bytes handled by every aggregator.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "hzio/util/box.h"
+
+namespace hzio::mpi {
+
+/// Seconds per phase. Writer: restructure → hz → aggregate → io. Reader: io → aggregate → hz →
+/// restructure (the same steps in reverse: read+decode, one-sided gets, layout, placement).
+struct PhaseTimes {
+  double restructure = 0, hz = 0, aggregate = 0, io = 0;
+};
+
+struct AggregatorBytes {
+  int rank = 0;
+  int64_t bytes = 0;
+};
+
+struct IoStats {
+  PhaseTimes local;                             // this rank
+  PhaseTimes max;                               // max over ranks (identical on every rank)
+  double seconds = 0;                           // wall time of the collective call, max over ranks
+  int64_t data_bytes = 0;                       // sample bytes of all ranks' boxes (global sum)
+  int64_t file_bytes = 0;                       // bytes written to / read from block files (global sum)
+  int64_t aggregators = 0;                      // aggregators used
+  int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
+  std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
+  Point cell_size;                              // writer: the restructuring box
+};
+
+/// Fills the global fields of `s` from this rank's local ones with two reductions and one
+/// gather (to rank 0): seconds/max phases, data/file byte sums, and per_aggregator from each
+/// rank's local_aggregator_bytes (`rank_of(i)` names the rank of aggregator i). Collective.
+void FinishStats(MPI_Comm comm, IoStats& s, double elapsed, int64_t local_data_bytes, int64_t local_file_bytes,
+                 const std::function<int(int64_t)>& rank_of);
+
+}  // namespace hzio::mpi

@@ -1,0 +1,59 @@
+// Helpers shared by the hzio::mpi tests: a per-test scratch directory agreed by all ranks,
+// reductions of local verdicts, synthetic writes through the library, and serial verification.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hzio/format/idx_header.h"
+#include "hzio/mpi/parallel_writer.h"
+
+namespace hzio::mpi::testing {
+
+/// A directory created by rank 0 and removed at destruction (collective on `comm`).
+class ScratchDir {
+ public:
+  explicit ScratchDir(MPI_Comm comm = MPI_COMM_WORLD);
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  MPI_Comm comm_;
+  std::string path_;
+};
+
+/// True on every rank iff `ok` holds on every rank of `comm`.
+bool AllRanks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
+
+/// A synthetic dataset description (design.md §4 data).
+struct SyntheticSpec {
+  Point dims;
+  std::string fields = "p:float64,v:float32[3],c:uint8";
+  int64_t timesteps = 1;
+  int bits_per_block = 0;
+  int64_t blocks_per_file = 0;
+  std::string compression = "raw";
+};
+
+/// Writes the synthetic data with `comm` (grid cells over the ranks, `pieces_per_rank` pieces
+/// each) through ParallelWriter. Collective on `comm`; throws what Write() throws.
+IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const SyntheticSpec& spec, const Point& grid,
+                       int64_t pieces_per_rank, const WriteOptions& options);
+
+/// Reads every field and timestep at every level with the serial reader (hzio::OpenDataset),
+/// levels dealt over the ranks of `comm`, and compares with the formula. Returns the list of
+/// mismatches (empty when equal); collective.
+std::vector<std::string> VerifySerialAllLevels(MPI_Comm comm, const std::string& idx_path);
+
+/// Byte-compares two dataset directories' block files (relative paths and contents); rank 0 only.
+std::vector<std::string> CompareBlockFiles(const std::string& dir_a, const std::string& dir_b);
+
+/// A communicator of the first `n` ranks of `comm` (MPI_COMM_NULL on the others).
+MPI_Comm FirstRanks(MPI_Comm comm, int n);
+
+}  // namespace hzio::mpi::testing
