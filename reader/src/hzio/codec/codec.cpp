@@ -49,6 +49,7 @@ CodecSpec CodecSpec::Parse(const std::string& spec) {
     if (spec.find("Z_BEST_SPEED") != std::string::npos) s.zip_level = 1;
     else if (spec.find("Z_BEST_COMPRESSION") != std::string::npos) s.zip_level = 9;
     else if (spec.find("Z_NO_COMPRESSION") != std::string::npos) s.zip_level = 0;
+    else if (spec.find("Z_DEFAULT_COMPRESSION") != std::string::npos) s.zip_level = 6;
   } else if (starts("lz4")) {
     s.codec = Codec::kLz4;
   } else if (starts("zfp")) {
