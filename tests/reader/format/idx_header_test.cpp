@@ -128,3 +128,18 @@ TEST(IdxHeader, BadHeadersNameTheProblem) {
 
 }  // namespace
 }  // namespace hzio
+
+namespace hzio {
+namespace {
+
+// Found by the header fuzzer: an enormous (arco) used to shift past 63 bits and loop forever.
+TEST(IdxHeader, HugeArcoIsClampedToMaxh) {
+  const std::string text = "(version)\n6\n(box)\n0 3 0 3\n(fields)\nv uint8\n(bits)\nV0101\n(arco)\n9223372036854775807\n";
+  IdxHeader h = IdxHeader::Parse(text, "arco.idx");
+  EXPECT_EQ(h.bits_per_block, 4);
+  EXPECT_EQ(h.blocks_per_file, 1);
+  EXPECT_EQ(h.arco, 16);
+}
+
+}  // namespace
+}  // namespace hzio

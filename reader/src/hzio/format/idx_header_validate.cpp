@@ -1,5 +1,6 @@
 // OpenVisus's header validation and defaulting (idx-format.md §1.7, §2.2–2.4).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "hzio/format/idx_header.h"
@@ -88,6 +89,20 @@ void IdxHeader::Validate(const std::string& idx_stem) {
   Check(!fields.empty(), ErrorCode::kInvalidArgument, "no fields");
   for (Field& f : fields) {
     Check(!f.name.empty(), ErrorCode::kInvalidArgument, "a field has no name");
+    // (fields) is split on '+' outside brackets and options are found by substring (§1.3): a
+    // name or option value holding brackets, '+' or spaces would not read back as written.
+    auto writable = [&](const std::string& value, const char* what, bool allow_spaces) {
+      for (char c : value) {
+        const bool bad = std::string("()[]{}+").find(c) != std::string::npos ||
+                         (!allow_spaces && std::isspace(static_cast<unsigned char>(c))) ||
+                         static_cast<unsigned char>(c) < 0x20;
+        Check(!bad, ErrorCode::kInvalidArgument,
+              "field '" + f.name + "': " + what + " '" + value + "' has a character the header cannot hold");
+      }
+    };
+    writable(f.name, "name", false);
+    writable(f.compression, "compression", false);
+    writable(f.filter, "filter", false);
     if (version < 6) f.hz_layout = true;
   }
   Check(bits_per_block >= 0, ErrorCode::kInvalidArgument,
@@ -120,8 +135,8 @@ void IdxHeader::Validate(const std::string& idx_stem) {
   if (arco > 0) {  // §1.7 step 9
     int64_t max_field_bytes = 1;
     for (const Field& f : fields) max_field_bytes = std::max(max_field_bytes, f.dtype.BytesFor(1));
-    int b = 0;
-    while ((int64_t{1} << (b + 1)) <= arco / max_field_bytes) ++b;
+    int b = 0;  // floor(log2(arco / max_field_bytes)), never past maxh (the clamp below)
+    while (b < maxh() && (int64_t{1} << (b + 1)) <= arco / max_field_bytes) ++b;
     blocks_per_file = 1;
     bits_per_block = std::max(1, std::min(maxh(), b));
     arco = (int64_t{1} << bits_per_block) * max_field_bytes;
