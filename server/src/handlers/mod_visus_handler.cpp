@@ -7,44 +7,16 @@
 #include "handlers/array_body.h"
 #include "handlers/caching.h"
 #include "hzio/util/error.h"
+#include "hzio/util/percent_encoding.h"
 #include "hzio/util/strings.h"
 
 namespace hzio::server {
 
 namespace {
 
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// Dataset names go into URLs: keep the unreserved characters readable, escape the rest.
-std::string UrlComponent(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string DatasetUrl(const std::string& name) {
-  return "$(protocol)://$(hostname):$(port)/mod_visus?action=readdataset&dataset=" + UrlComponent(name);
+  return "$(protocol)://$(hostname):$(port)/mod_visus?action=readdataset&dataset=" +
+         PercentEncode(name, "-_.~");  // unreserved characters stay readable
 }
 
 // Datasets without a group first, then each group in order of first appearance (§7.3).

@@ -17,25 +17,13 @@ namespace {
 
 constexpr int64_t kMaxStaticFileBytes = int64_t{256} << 20;
 
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
 Reply PlaceholderPage(const ServerContext& context) {
   std::string html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>hzio</title></head><body>\n"
       "<h1>hzio server</h1>\n<p>The web viewer is not installed; the datasets below are served over "
       "<code>/mod_visus</code> and <code>/api/v1/</code>.</p>\n<ul>\n";
   for (const ServedDataset& s : context.registry.all())
-    html += "<li><a href=\"/api/v1/datasets/" + HtmlEscape(s.name) + "\">" + HtmlEscape(s.name) + "</a></li>\n";
+    html += "<li><a href=\"/api/v1/datasets/" + XmlEscape(s.name) + "\">" + XmlEscape(s.name) + "</a></li>\n";
   html += "</ul>\n</body></html>\n";
   Reply r;
   r.body = html;

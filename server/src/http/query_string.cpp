@@ -4,51 +4,6 @@
 
 namespace hzio::server {
 
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
-std::string PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    int hi = i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
-    int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0)
-      throw Error(ErrorCode::kInvalidArgument,
-                  "malformed percent escape '" + std::string(text.substr(i, 3)) + "' in the query string");
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
-std::string PercentEncode(std::string_view text) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 QueryString QueryString::ParseTarget(std::string_view target) {
   QueryString q;
   size_t qm = target.find('?');

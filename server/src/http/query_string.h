@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "hzio/util/percent_encoding.h"
+
 namespace hzio::server {
 
 class QueryString {
@@ -29,9 +31,8 @@ class QueryString {
   std::map<std::string, std::string> params_;
 };
 
-/// Decodes %XX escapes (upper or lower case hex); `+` stays `+`.
-std::string PercentDecode(std::string_view text);
-/// Encodes every byte except A-Z a-z 0-9 as %XX with upper-case hex, as the OpenVisus client does.
-std::string PercentEncode(std::string_view text);
+// Percent-encoding is shared with the remote client: hzio/util/percent_encoding.h.
+using hzio::PercentDecode;
+using hzio::PercentEncode;
 
 }  // namespace hzio::server

@@ -34,18 +34,6 @@ std::string XmlUnescape(const std::string& s) {
   return out;
 }
 
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
 // Every start or empty-element tag of the document, in order (nesting is not needed: the idxfile
 // children are distinct names).
 std::vector<XmlElement> ScanElements(const std::string& xml) {

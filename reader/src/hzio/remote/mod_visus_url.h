@@ -23,7 +23,4 @@ struct ModVisusUrl {
   std::string Request(const std::map<std::string, std::string>& extra) const;
 };
 
-std::string UrlEncode(const std::string& text);
-std::string UrlDecode(const std::string& text);
-
 }  // namespace hzio::internal_remote

@@ -73,6 +73,21 @@ double ParseDouble(std::string_view s, std::string_view what) {
   return v;
 }
 
+std::string XmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string FormatFixed6(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%f", v);

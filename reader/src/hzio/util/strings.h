@@ -18,6 +18,8 @@ std::string ToLower(std::string_view s);
 int64_t ParseInt64(std::string_view s, std::string_view what);
 /// Parses a whole floating-point number; throws kInvalidArgument naming `what` otherwise.
 double ParseDouble(std::string_view s, std::string_view what);
+/// Escapes &, <, > and " for XML/HTML attribute values and text.
+std::string XmlEscape(std::string_view s);
 /// printf-style "%f"-like formatting used by OpenVisus for doubles ("-10.000000").
 std::string FormatFixed6(double v);
 /// Formats a double as the shortest text that reads back to the same value.
