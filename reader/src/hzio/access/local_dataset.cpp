@@ -12,7 +12,9 @@ namespace hzio {
 
 namespace {
 
-constexpr size_t kMaxCachedTables = 4096;
+// Each cached table keeps its file open and mapped: stay far below common descriptor limits
+// (1024) even when a server holds many datasets. Re-reading a table is one small pread.
+constexpr size_t kMaxCachedTables = 256;
 constexpr int64_t kBlocksPerTask = 32;
 constexpr uint64_t kMaxReadGap = 256 * 1024;  // merge payload reads separated by less than this
 
