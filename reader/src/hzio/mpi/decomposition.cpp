@@ -1,5 +1,6 @@
 #include "hzio/mpi/decomposition.h"
 
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -21,18 +22,28 @@ Box GridCell(const Box& box, const Point& grid, int64_t index) {
   return cell;
 }
 
-Point DefaultGrid(int ranks, int dims) {
-  Point g(dims, 1);
-  // Peel prime factors, largest first, onto the axis with the fewest cells (slowest axis on ties).
-  std::vector<int> factors;
-  for (int r = ranks, p = 2; r > 1;) {
-    if (r % p == 0) {
+namespace {
+
+// Prime factors of n in ascending order (n <= a few thousand ranks or pieces).
+std::vector<int64_t> PrimeFactors(int64_t n) {
+  std::vector<int64_t> factors;
+  for (int64_t p = 2; n > 1;) {
+    if (n % p == 0) {
       factors.push_back(p);
-      r /= p;
+      n /= p;
     } else {
       ++p;
     }
   }
+  return factors;
+}
+
+}  // namespace
+
+Point DefaultGrid(int ranks, int dims) {
+  Point g(dims, 1);
+  // Peel prime factors, largest first, onto the axis with the fewest cells (slowest axis on ties).
+  const std::vector<int64_t> factors = PrimeFactors(ranks);
   for (size_t i = factors.size(); i-- > 0;) {
     int best = dims - 1;
     for (int d = dims - 1; d >= 0; --d)
@@ -43,24 +54,21 @@ Point DefaultGrid(int ranks, int dims) {
 }
 
 Point ParseGrid(const std::string& text, int dims) {
+  const std::vector<std::string> parts = Split(text, ',');
   Point g(dims, 1);
-  size_t at = 0;
   for (int d = 0; d < dims; ++d) {
-    const size_t comma = text.find(',', at);
-    const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const std::string& part = parts[static_cast<size_t>(d)];
     char* end = nullptr;
     const long long v = std::strtoll(part.c_str(), &end, 10);
     Check(!part.empty() && end && *end == '\0' && v >= 1, ErrorCode::kInvalidArgument,
           "--grid '" + text + "': expected " + std::to_string(dims) + " positive integers PX,PY[,PZ]");
     g[d] = v;
-    if (comma == std::string::npos) {
-      Check(d == dims - 1, ErrorCode::kInvalidArgument,
-            "--grid '" + text + "' needs " + std::to_string(dims) + " values");
-      return g;
-    }
-    at = comma + 1;
+    Check(static_cast<size_t>(d) + 1 < parts.size() || d == dims - 1, ErrorCode::kInvalidArgument,
+          "--grid '" + text + "' needs " + std::to_string(dims) + " values");
   }
-  throw Error(ErrorCode::kInvalidArgument, "--grid '" + text + "' has more than " + std::to_string(dims) + " values");
+  Check(parts.size() == static_cast<size_t>(dims), ErrorCode::kInvalidArgument,
+        "--grid '" + text + "' has more than " + std::to_string(dims) + " values");
+  return g;
 }
 
 namespace {
@@ -69,15 +77,7 @@ namespace {
 Point PieceGrid(const Box& box, int64_t k) {
   const int n = box.dims();
   Point g(n, 1);
-  std::vector<int64_t> factors;
-  for (int64_t r = k, p = 2; r > 1;) {
-    if (r % p == 0) {
-      factors.push_back(p);
-      r /= p;
-    } else {
-      ++p;
-    }
-  }
+  const std::vector<int64_t> factors = PrimeFactors(k);
   for (size_t i = factors.size(); i-- > 0;) {
     int best = 0;
     for (int d = 1; d < n; ++d)
