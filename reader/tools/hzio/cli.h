@@ -10,7 +10,9 @@
 
 #include "args.h"
 #include "hzio/format/idx_header.h"
+#include "hzio/storage/file.h"
 #include "hzio/util/box.h"
+#include "hzio/util/strings.h"
 
 namespace hzio::cli {
 
@@ -31,9 +33,6 @@ void CheckFieldName(const Args& args, const std::string& name, const std::string
 void CheckNoTrailingUnitAxes(const Args& args, const Point& dims, const std::string& option);
 /// "a/b/name.idx" -> "name" (what OpenVisus puts into the guessed filename template, §2.4).
 std::string IdxStem(const std::string& idx_path);
-bool FileExists(const std::string& path);
-/// "1.5 GiB"-style size.
-std::string FormatBytes(int64_t bytes);
 /// numpy-style shape "(16, 32, 64)".
 std::string FormatShape(const std::vector<int64_t>& shape);
 

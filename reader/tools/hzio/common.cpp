@@ -1,5 +1,4 @@
 // Helpers shared by the hzio subcommands: option values -> library types.
-#include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
@@ -69,24 +68,6 @@ std::string IdxStem(const std::string& idx_path) {
   std::string name = idx_path.substr(idx_path.find_last_of('/') + 1);
   const size_t dot = name.find_last_of('.');
   return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
-}
-
-bool FileExists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string FormatBytes(int64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[u]);
-  return buf;
 }
 
 std::string FormatShape(const std::vector<int64_t>& shape) {

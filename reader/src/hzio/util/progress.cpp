@@ -6,24 +6,14 @@
 #include <cinttypes>
 #include <cmath>
 
+#include "hzio/util/strings.h"
+
 namespace hzio {
 
 namespace {
 
 constexpr int64_t kRedrawIntervalNs = 200'000'000;  // 5 redraws per second keeps a slow terminal idle
 constexpr int kBarWidth = 28;
-
-std::string FormatBytes(double bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 5) {
-    bytes /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[u]);
-  return buf;
-}
 
 std::string FormatDuration(double seconds) {
   const int64_t s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));

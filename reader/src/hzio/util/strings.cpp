@@ -73,6 +73,18 @@ double ParseDouble(std::string_view s, std::string_view what) {
   return v;
 }
 
+std::string FormatBytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[u]);
+  return buf;
+}
+
 std::string XmlEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size());

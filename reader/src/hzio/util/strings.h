@@ -18,6 +18,8 @@ std::string ToLower(std::string_view s);
 int64_t ParseInt64(std::string_view s, std::string_view what);
 /// Parses a whole floating-point number; throws kInvalidArgument naming `what` otherwise.
 double ParseDouble(std::string_view s, std::string_view what);
+/// Human-readable size: "512 B", "1.5 MiB" (binary units, one decimal above bytes).
+std::string FormatBytes(double bytes);
 /// Escapes &, <, > and " for XML/HTML attribute values and text.
 std::string XmlEscape(std::string_view s);
 /// printf-style "%f"-like formatting used by OpenVisus for doubles ("-10.000000").
