@@ -2,7 +2,7 @@
 // parallel HDF5 and PnetCDF, all in one run and interleaved (method order rotated every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
-//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--variants]
+//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--variants]
 //   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
 #include <mpi.h>
 
@@ -28,10 +28,12 @@ struct Options {
   std::string op, dir = "/tmp/hzio-mpi-bench";
   int64_t per_rank = 32;
   int reps = 5;
+  int bits_per_block = 0;  // 0: the header default (idx-format.md §1.7)
   bool variants = false, levels = false;
 };
 
 int64_t g_per_rank = 0;  // for the report lines
+int g_bits_per_block = 0;
 
 struct Sample {
   double seconds = 0;
@@ -86,7 +88,7 @@ void Report(const S3dCase& c, const std::string& op, const std::string& method, 
 }
 
 hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx) {
-  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", idx);
+  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, g_bits_per_block, 0, "raw", idx);
 }
 
 Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options) {
@@ -107,7 +109,7 @@ Sample HzioRead(const S3dCase& c, const std::string& dir, hzio::mpi::ReadMode mo
   if (!out) {
     const hzio::mpi::ParallelReader probe(c.comm, dir + "/visus.idx");
     for (const hzio::Field& f : c.fields)
-      scratch.emplace_back(static_cast<size_t>(f.dtype.BytesFor(probe.ResultGrid(c.mine, level).NumSamples())));
+      scratch.emplace_back(static_cast<size_t>(f.dtype.BytesFor(probe.ResultGrid(c.mine, level).NumSamples())), uint8_t{0xA5});  // pre-touched
     out = &scratch;
   }
   Sample s;
@@ -176,8 +178,8 @@ void RunRead(const Options& o, const S3dCase& c) {
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t k = 0; k < methods.size(); ++k) {
       const Method& m = methods[(k + static_cast<size_t>(rep)) % methods.size()];
-      std::vector<std::vector<uint8_t>> out;
-      for (const auto& d : c.data) out.emplace_back(d.size());
+      std::vector<std::vector<uint8_t>> out;  // pre-touched (not zero pages), for every method alike
+      for (const auto& d : c.data) out.emplace_back(d.size(), uint8_t{0xA5});
       samples[m.name].push_back(m.run(&out));
       int ok = out == c.data ? 1 : 0, all = 0;  // every method must read back what was written
       MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.comm);
@@ -208,6 +210,7 @@ int main(int argc, char** argv) {
     if (a == "--per-rank" && i + 1 < argc) o.per_rank = std::stoll(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::stoi(argv[++i]);
     else if (a == "--dir" && i + 1 < argc) o.dir = argv[++i];
+    else if (a == "--bits-per-block" && i + 1 < argc) o.bits_per_block = std::stoi(argv[++i]);
     else if (a == "--variants") o.variants = true;
     else if (a == "--levels") o.levels = true;
     else o.op = a;
@@ -215,10 +218,11 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     g_per_rank = o.per_rank;
+    g_bits_per_block = o.bits_per_block;
     const S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--variants] [--levels]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--variants] [--levels]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;

@@ -3,6 +3,7 @@
 // restructured boxes against the per-sample HZ address (idx-format.md §3.1–3.2).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -85,18 +86,32 @@ TEST(HzEncode, RunsHoldEverySampleAtItsHzAddress) {
           }
           data[static_cast<size_t>(i)] = static_cast<uint32_t>(HzFromPoint(bm, p));
         }
-        int64_t seen = 0;
-        for (const LevelBuffer& lb : enc.Encode(box, reinterpret_cast<const uint8_t*>(data.data()), 4, box)) {
-          for (const HzRun& run : lb.runs)
-            for (int64_t j = 0; j < run.count; ++j) {
-              uint32_t v;
-              std::memcpy(&v, lb.bytes.data() + (run.offset + j) * 4, 4);
-              EXPECT_EQ(v, run.hz + static_cast<uint64_t>(j)) << bits << " box " << box.ToRangesString();
-              EXPECT_EQ(HzLevel(run.hz + static_cast<uint64_t>(j)), lb.level);
-              ++seen;
-            }
+        // The sink hands out at most `chunk` samples at a time, so runs are also split.
+        for (const int64_t chunk : {int64_t{1} << 40, int64_t{3}}) {
+          std::vector<uint32_t> out;
+          std::vector<uint64_t> addresses;
+          int64_t seen = 0;
+          uint64_t pending_hz = 0;
+          int64_t pending = 0;
+          const auto check_pending = [&] {
+            for (int64_t j = 0; j < pending; ++j)
+              EXPECT_EQ(out[static_cast<size_t>(j)], pending_hz + static_cast<uint64_t>(j))
+                  << bits << " box " << box.ToRangesString();
+            for (int64_t j = 0; j < pending; ++j) addresses.push_back(pending_hz + static_cast<uint64_t>(j));
+            seen += pending;
+          };
+          out.resize(static_cast<size_t>(std::min<int64_t>(chunk, count)));
+          enc.Encode(box, reinterpret_cast<const uint8_t*>(data.data()), 4, box, [&](uint64_t hz, int64_t want) {
+            check_pending();  // the previous destination is complete when the sink is called again
+            pending_hz = hz;
+            pending = std::min<int64_t>(want, static_cast<int64_t>(out.size()));
+            return RunDestination{reinterpret_cast<uint8_t*>(out.data()), pending};
+          });
+          check_pending();
+          std::sort(addresses.begin(), addresses.end());
+          EXPECT_EQ(std::unique(addresses.begin(), addresses.end()) - addresses.begin(), count) << bits;
+          EXPECT_EQ(seen, count) << bits << " chunk " << chunk;
         }
-        EXPECT_EQ(seen, count);
       }
     }
   }

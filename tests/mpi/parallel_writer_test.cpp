@@ -134,6 +134,17 @@ TEST(ParallelWriter, AggregatorsSharingOneFileWriteTheSameBytes) {
   const std::string zip = dir.File("zip/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, zip, spec, DefaultGrid(Ranks(), 3), 2, three);
   ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, zip));
+
+  // Overwriting a dataset whose shared files were longer (raw) leaves no stale bytes: the files
+  // equal the fresh zip ones.
+  SyntheticSpec raw = spec;
+  raw.compression = "raw";
+  const std::string over = dir.File("over/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, over, raw, DefaultGrid(Ranks(), 3), 1, three);
+  three.overwrite = true;
+  testing::WriteSynthetic(MPI_COMM_WORLD, over, spec, DefaultGrid(Ranks(), 3), 2, three);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File("zip"), dir.File("over")));
 }
 
 // A real I/O fault on one aggregator: a directory sits where its block file must go.

@@ -41,13 +41,20 @@ void WriteVectorAt(int fd, std::vector<iovec>& iov, off_t offset, const std::str
 
 }  // namespace
 
-void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces) {
+namespace {
+
+void CreateParentDirectories(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
-  }
+  if (parent.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);  // tolerates another rank creating it too
+  Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
+}
+
+}  // namespace
+
+void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces) {
+  CreateParentDirectories(path);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   Check(fd >= 0, ErrorCode::kIo, OsError("cannot create", path));
   // Merge adjacent pieces, then write with as few writev calls as IOV_MAX allows.
@@ -68,8 +75,9 @@ void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces
   Check(::close(fd) == 0, ErrorCode::kIo, OsError("cannot close", path));
 }
 
-void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size) {
+  CreateParentDirectories(path);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   Check(fd >= 0, ErrorCode::kIo, OsError("cannot open for writing", path));
   try {
     // Pieces that follow each other in the file go out in one vectored write.
@@ -85,6 +93,8 @@ void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& piece
       WriteVectorAt(fd, iov, static_cast<off_t>(pieces[i].offset), path);
       i = j;
     }
+    if (final_size >= 0)
+      Check(::ftruncate(fd, static_cast<off_t>(final_size)) == 0, ErrorCode::kIo, OsError("cannot set the size of", path));
   } catch (...) {
     ::close(fd);
     throw;

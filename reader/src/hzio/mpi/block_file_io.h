@@ -28,9 +28,11 @@ struct PlacedSpan {
   ByteSpan bytes;
 };
 
-/// Writes each piece at its offset into the existing file `path` (no truncation): how several
-/// aggregators fill their parts of a shared block file. Throws kIo naming the path.
-void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces);
+/// Writes each piece at its offset into `path`, created if missing but never truncated first: how
+/// several aggregators fill their parts of a shared block file concurrently, in any order. The
+/// writer of the file's last part passes `final_size` (>= 0) to cut what an older, longer file
+/// left behind. Throws kIo naming the path.
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size = -1);
 
 /// An open block file: its table, decoded and bounds-checked.
 class BlockFileReader {

@@ -32,7 +32,9 @@ int CommSize(MPI_Comm comm) {
   return n;
 }
 
-void Agree(MPI_Comm comm, std::exception_ptr local_error) {
+void Agree(MPI_Comm comm, std::exception_ptr local_error) { AgreeAndMax(comm, {}, local_error); }
+
+std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std::exception_ptr local_error) {
   const int rank = CommRank(comm), size = CommSize(comm);
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
@@ -51,10 +53,17 @@ void Agree(MPI_Comm comm, std::exception_ptr local_error) {
       message = "unknown exception";
     }
   }
-  // The lowest failing rank speaks for everyone, so all ranks throw the same message.
-  int candidate = local_error ? rank : size, speaker = size;
-  MpiCheck(MPI_Allreduce(&candidate, &speaker, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(status)");
-  if (speaker == size) return;
+  // The lowest failing rank speaks for everyone, so all ranks throw the same message: slot 0
+  // carries size - rank for a failed rank, whose maximum names the lowest one.
+  values.insert(values.begin(), local_error ? size - rank : 0);
+  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, values.data(), CheckedInt(static_cast<int64_t>(values.size()), "values"),
+                         MPI_INT64_T, MPI_MAX, comm),
+           "MPI_Allreduce(status)");
+  if (values[0] == 0) {
+    values.erase(values.begin());
+    return values;
+  }
+  const int speaker = size - static_cast<int>(values[0]);
   int64_t header[2] = {static_cast<int64_t>(code), static_cast<int64_t>(message.size())};
   MpiCheck(MPI_Bcast(header, 2, MPI_INT64_T, speaker, comm), "MPI_Bcast(error)");
   message.resize(static_cast<size_t>(header[1]));

@@ -28,6 +28,10 @@ void MpiCheck(int rc, const char* what);
 /// Error. Call it on every rank of `comm`, in the same order, whether or not the rank failed.
 void Agree(MPI_Comm comm, std::exception_ptr local_error);
 
+/// Agree() fused with an element-wise maximum of `values` over the ranks, in the same single
+/// allreduce (several start-up agreements cost one synchronisation). Returns the maxima.
+std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std::exception_ptr local_error);
+
 /// Runs `work` locally and then Agree()s on its outcome.
 template <class Work>
 void Collectively(MPI_Comm comm, Work&& work) {

@@ -80,10 +80,15 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
                            const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time) {
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
+  // Local failures are carried to the one agreement at the end: a rank that failed writes
+  // nothing more, and the others' files are never referenced by a .idx.
+  std::exception_ptr error;
   std::vector<Portion> portions;
-  Collectively(comm, [&] {
+  try {
     if (agg >= 0) portions = EncodePortions(header, layout, plan, agg, buffer);
-  });
+  } catch (...) {
+    error = std::current_exception();
+  }
 
   // Where this aggregator's part of its first file starts: after the parts of the aggregators
   // before it that end in the same file.
@@ -107,22 +112,11 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
     }
   }
 
-  // Shared files are created (zero header, truncated) by the owner of their first block first.
-  if (!plan.whole_files()) {
-    Collectively(comm, [&] {
-      for (const Portion& p : portions)
-        if (!p.whole && p.slots.begin == 0 && p.file_has_data) {
-          const std::vector<uint8_t> zeros(static_cast<size_t>(table_bytes), 0);
-          WriteWholeFile(files.FilePath(plan.FileBlocks(p.file).begin, time), {ByteSpan{zeros.data(), table_bytes}});
-        }
-    });
-  }
-
   int64_t written = 0;
-  Collectively(comm, [&] {
-    for (size_t i = 0; i < portions.size(); ++i) {
+  try {
+    for (size_t i = 0; i < portions.size() && !error; ++i) {
       Portion& p = portions[i];
-      if (p.payloads.empty()) continue;
+      if (!p.file_has_data) continue;  // no block of the file touches the box: no file (§4.9)
       const int64_t start = i == 0 ? first_offset : table_bytes;
       for (BlockEntry& e : p.entries)
         if (e.size > 0) e.offset += static_cast<uint64_t>(start);
@@ -135,21 +129,30 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
         written += table_bytes + p.bytes;
         continue;
       }
-      // Only this portion's entries: one contiguous run of slots per field.
+      // A shared file: this portion's table entries (one run of slots per field); the owner of
+      // slot 0 also writes the table header, the owner of the last slot the (zero) entries past
+      // the last block and the size, so together the sharers write every byte in any order.
+      const int64_t file_slots = plan.FileBlocks(p.file).size();
       std::vector<PlacedSpan> pieces;
+      if (p.slots.begin == 0) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), 40}});
       for (int64_t f = 0; f < nfields; ++f) {
         const int64_t at = 40 + 40 * (f * bpf + p.slots.begin);
-        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * p.slots.size()}});
+        const int64_t end = p.slots.end == file_slots ? bpf : p.slots.end;  // zero entries past the last block
+        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * (end - p.slots.begin)}});
       }
       int64_t offset = start;
       for (const ByteSpan& s : p.payloads) {
         pieces.push_back(PlacedSpan{offset, s});
         offset += s.size;
       }
-      WriteIntoFile(path, pieces);
+      std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
+      WriteIntoFile(path, pieces, p.slots.end == file_slots ? offset : -1);
       written += p.bytes + (p.slots.begin == 0 ? table_bytes : 0);
     }
-  });
+  } catch (...) {
+    error = std::current_exception();
+  }
+  Agree(comm, error);
   return written;
 }
 

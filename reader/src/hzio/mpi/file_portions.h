@@ -2,10 +2,11 @@
 /// portions of the block files of a timestep and writes them (idx-format.md §4.5). Payloads are
 /// laid out slot by slot, fields inside a slot, so an aggregator's portion of a file is one
 /// contiguous byte range and the file bytes do not depend on the rank or aggregator count. A file
-/// owned by one aggregator is written with one vectored write, header included; a file shared by
-/// several aggregators is created (zero header) by the owner of its first block, then every
-/// sharer writes its table entries and its payload range at the offset that the sizes of the
-/// sharers before it give (one Allgather of four numbers per rank: linear, not quadratic).
+/// owned by one aggregator is written with one vectored write, header included; the sharers of a
+/// file write their table entries and payload ranges into it concurrently, at the offsets that
+/// the sizes of the sharers before them give (one Allgather of four numbers per rank: linear, not
+/// quadratic); the owner of slot 0 writes the table header, the owner of the last slot the zero
+/// entries past the last block and the final size. No sharer waits for another.
 #pragma once
 
 #include <mpi.h>

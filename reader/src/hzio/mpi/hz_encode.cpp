@@ -75,21 +75,27 @@ HzEncoder::HzEncoder(const Bitmask& bitmask, const Point& box_size) : bitmask_(b
     local_offset_[z] = local_offset_[z & (z - 1)] + contribution[static_cast<size_t>(std::countr_zero(z))];
 }
 
-std::vector<LevelBuffer> HzEncoder::Encode(const Box& box, const uint8_t* data, int64_t sample_bytes,
-                                           const Box& keep) const {
+void HzEncoder::Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep,
+                       const RunSink& sink) const {
   const int n = bitmask_.dims(), maxh = bitmask_.maxh();
   for (int d = 0; d < n; ++d)
     Check(box.p2[d] - box.p1[d] == box_size_[d] && box.p1[d] % box_size_[d] == 0, ErrorCode::kInternal,
           "HZ encoding: box " + box.ToRangesString() + " is not an aligned cell");
-  std::vector<LevelBuffer> levels(static_cast<size_t>(maxh + 1));
-  for (int h = 0; h <= maxh; ++h) levels[static_cast<size_t>(h)].level = h;
+  // Gathers `count` samples of the subtree at `sub`, in-subtree indices first, first+step, ...
+  const auto emit = [&](uint64_t hz, int64_t count, const uint8_t* sub, int64_t first, int64_t step) {
+    while (count > 0) {
+      const RunDestination dst = sink(hz, count);
+      Check(dst.count >= 1 && dst.count <= count, ErrorCode::kInternal, "HZ encoding: bad run destination");
+      GatherAny(dst.data, sub, local_offset_.data(), first, step, dst.count, sample_bytes);
+      hz += static_cast<uint64_t>(dst.count);
+      first += dst.count * step;
+      count -= dst.count;
+    }
+  };
 
   Point per(n);
   for (int d = 0; d < n; ++d) per[d] = box_size_[d] / subtree_size_[d];
   const int64_t subtrees = per.Product();
-  const int root_max_level = maxh - bits_;  // a subtree root's level is <= this
-  // Count first so every level buffer is allocated once.
-  std::vector<Point> origins;
   for (int64_t s = 0; s < subtrees; ++s) {
     Point o(n);
     int64_t r = s;
@@ -99,48 +105,19 @@ std::vector<LevelBuffer> HzEncoder::Encode(const Box& box, const uint8_t* data, 
     }
     Box st(o, o);
     for (int d = 0; d < n; ++d) st.p2[d] = o[d] + subtree_size_[d];
-    if (!st.Intersect(keep).Empty()) origins.push_back(o);
-  }
-  const int64_t kept = static_cast<int64_t>(origins.size());
-  for (int h = root_max_level + 1; h <= maxh; ++h) {
-    const int64_t run = int64_t{1} << (h - 1 - root_max_level);
-    levels[static_cast<size_t>(h)].bytes.resize(static_cast<size_t>(kept * run * sample_bytes));
-  }
-
-  for (const Point& o : origins) {
+    if (st.Intersect(keep).Empty()) continue;
     int64_t base = 0;
     for (int d = n - 1; d >= 0; --d) base = base * box_size_[d] + (o[d] - box.p1[d]);
     const uint8_t* sub = data + base * sample_bytes;
     const uint64_t z0 = bitmask_.Interleave(o);
-    // The root sample (in-subtree index 0) belongs to a coarse level.
-    {
-      const uint64_t hz = HzFromZ(z0, maxh);
-      LevelBuffer& lb = levels[static_cast<size_t>(HzLevel(hz))];
-      const int64_t at = static_cast<int64_t>(lb.bytes.size()) / sample_bytes;
-      lb.bytes.insert(lb.bytes.end(), sub, sub + sample_bytes);
-      if (!lb.runs.empty() && lb.runs.back().hz + static_cast<uint64_t>(lb.runs.back().count) == hz)
-        ++lb.runs.back().count;
-      else
-        lb.runs.push_back(HzRun{hz, 1, at});
-    }
-    for (int h = root_max_level + 1; h <= maxh; ++h) {
+    emit(HzFromZ(z0, maxh), 1, sub, 0, 1);  // the root sample (in-subtree index 0): a coarse level
+    // Level maxh-t of the subtree: in-subtree indices with lowest set bit t, one contiguous hz run.
+    for (int h = maxh - bits_ + 1; h <= maxh; ++h) {
       const int t = maxh - h;
-      const int64_t count = int64_t{1} << (bits_ - t - 1);
-      const uint64_t hz0 = (z0 >> (t + 1)) + (uint64_t{1} << (h - 1));
-      LevelBuffer& lb = levels[static_cast<size_t>(h)];
-      const int64_t at = lb.runs.empty() ? 0 : lb.runs.back().offset + lb.runs.back().count;
-      GatherAny(lb.bytes.data() + at * sample_bytes, sub, local_offset_.data(), int64_t{1} << t, int64_t{2} << t,
-                count, sample_bytes);
-      if (!lb.runs.empty() && lb.runs.back().hz + static_cast<uint64_t>(lb.runs.back().count) == hz0)
-        lb.runs.back().count += count;
-      else
-        lb.runs.push_back(HzRun{hz0, count, at});
+      emit((z0 >> (t + 1)) + (uint64_t{1} << (h - 1)), int64_t{1} << (bits_ - t - 1), sub, int64_t{1} << t,
+           int64_t{2} << t);
     }
   }
-  std::vector<LevelBuffer> out;
-  for (auto& lb : levels)
-    if (!lb.runs.empty()) out.push_back(std::move(lb));
-  return out;
 }
 
 }  // namespace hzio::mpi

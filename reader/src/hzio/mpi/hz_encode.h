@@ -1,13 +1,12 @@
-/// Phase 2 of the parallel writer: HZ encoding of a restructured power-of-two box into dense
-/// per-level buffers (idx-format.md §3.1–3.2). An aligned box is a union of HZ subtrees (the
+/// Phase 2 of the parallel writer: HZ encoding of a restructured power-of-two box into the hz
+/// runs of each level (idx-format.md §3.1–3.2). An aligned box is a union of HZ subtrees (the
 /// longest bitmask suffix whose per-axis bit counts fit the box); within a subtree, the samples of
-/// each level above the subtree's root form one contiguous hz run, so a level buffer is a handful
-/// of runs that map onto block ranges with a single copy each.
+/// each level above the subtree's root form one contiguous hz run, so a box is a handful of runs
+/// per level that map onto block ranges with a single copy each.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <utility>
+#include <functional>
 #include <vector>
 
 #include "hzio/hz/bitmask.h"
@@ -15,39 +14,16 @@
 
 namespace hzio::mpi {
 
-/// Samples hz .. hz+count-1, stored at `offset` samples into a level buffer.
-struct HzRun {
-  uint64_t hz = 0;
+/// Memory for the first `count` samples of a run handed to the encoder's sink.
+struct RunDestination {
+  uint8_t* data = nullptr;
   int64_t count = 0;
-  int64_t offset = 0;
 };
 
-/// Allocates without zero-filling: every byte of a level buffer is written by the encoder.
-template <class T>
-struct UninitializedAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <class U>
-  UninitializedAllocator(const UninitializedAllocator<U>&) {}
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-/// The samples of one level held by a box, in increasing hz order.
-struct LevelBuffer {
-  int level = 0;
-  std::vector<uint8_t, UninitializedAllocator<uint8_t>> bytes;
-  std::vector<HzRun> runs;
-};
+/// Where encoded samples go: called with (hz, count) for a run of `count` samples in increasing hz
+/// order; returns memory for its first n (1 <= n <= count) samples and is called again for the rest.
+/// The writer points it straight into an aggregator buffer, or into a staging buffer for a put.
+using RunSink = std::function<RunDestination(uint64_t hz, int64_t count)>;
 
 class HzEncoder {
  public:
@@ -57,9 +33,10 @@ class HzEncoder {
   /// Number of trailing pattern positions forming one subtree.
   int subtree_bits() const { return bits_; }
 
-  /// Encodes `data` (row-major over `box`, `sample_bytes` per sample). Subtrees with no sample in
-  /// `keep` (the dataset box) are skipped. Returns one LevelBuffer per non-empty level.
-  std::vector<LevelBuffer> Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep) const;
+  /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, one gather from
+  /// the row-major box into the destination. Subtrees with no sample in `keep` (the dataset box)
+  /// are skipped.
+  void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunSink& sink) const;
 
  private:
   Bitmask bitmask_;

@@ -13,6 +13,7 @@
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/box_copy.h"
 #include "hzio/mpi/collective.h"
+#include "hzio/util/buffer_pool.h"
 
 namespace hzio::mpi {
 
@@ -165,8 +166,9 @@ void ParallelReader::ReadInto(int field, int64_t time, int level, const std::vec
       Check(!c.Empty(), ErrorCode::kOutOfRange,
             "box " + b.ToRangesString() + " lies outside the dataset box " + header_.box.ToRangesString());
       Check(out[i] != nullptr, ErrorCode::kInvalidArgument, "no output buffer for box " + b.ToRangesString());
+      // No fill: every result sample lies in some block touching the dataset box, and both modes
+      // copy whole planned blocks whose absent parts were filled with default_value (§4.9).
       Target t{layout_->QueryGrid(c, LevelRange{0, level}), out[i]};
-      FillSamples(t.data, t.grid.NumSamples(), DefaultSample(f));  // absent blocks read as default_value
       local_bytes += f.dtype.BytesFor(t.grid.NumSamples());
       clipped.push_back(c);
       targets.push_back(t);
@@ -241,7 +243,7 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
   for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, plan.Range(a).size() * sb);
   if (!window_ || need > window_bytes_ || plan.aggregators != window_aggregators_) {
     window_.reset();
-    window_ = std::make_unique<RmaWindow>(comm_, my_agg >= 0 ? need : 0);
+    window_ = std::make_unique<RmaWindow>(comm_, PooledBuffer(static_cast<size_t>(my_agg >= 0 ? need : 0)));
     window_bytes_ = need;
     window_aggregators_ = plan.aggregators;
   }
@@ -259,14 +261,14 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
       if (span.size() == 0) return;
       const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
       std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
-      std::vector<std::vector<uint8_t>> scratch;
+      std::vector<PooledBuffer> scratch;
       std::vector<uint8_t*> out;
       const std::vector<uint8_t> fill = DefaultSample(f);
       for (int64_t k = k0; k < k1; ++k) {
         if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
           out.push_back(buffer + (k * bs - span.begin) * sb);
         } else {
-          scratch.emplace_back(static_cast<size_t>(block_bytes));
+          scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: filled below
           out.push_back(scratch.back().data());
         }
         FillSamples(out.back(), bs, fill);
@@ -288,10 +290,11 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
   }
   stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
 
-  // Every rank fetches exactly its samples: one strided get per (box, block).
+  // Every rank fetches exactly its samples, straight into its result boxes: one get per (box,
+  // block, holding aggregator) whose target and origin datatypes are both strided, so the samples
+  // are placed by the get itself (no staging copy).
   t0 = MPI_Wtime();
-  struct Pending { size_t box; AxisCopy plan[kMaxDims]; std::vector<uint8_t> bytes; MPI_Datatype type; };
-  std::vector<Pending> pending;
+  std::vector<MPI_Datatype> types;
   MPI_Datatype sample;
   MpiCheck(MPI_Type_contiguous(CheckedInt(sb, "sample size"), MPI_BYTE, &sample), "MPI_Type_contiguous");
   MpiCheck(MPI_Type_commit(&sample), "MPI_Type_commit");
@@ -300,39 +303,43 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
     try {
       for (size_t bi = 0; bi < clipped.size(); ++bi) {
         for (uint64_t id : box_blocks[bi]) {
-          Pending p;
-          p.box = bi;
+          AxisCopy copy[kMaxDims];
           const Grid g = layout_->BlockGrid(id);
-          if (!PlanGridCopy(g, results[bi].grid, clipped[bi], p.plan)) continue;
+          if (!PlanGridCopy(g, results[bi].grid, clipped[bi], copy)) continue;
           const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
           // The selected slabs of the block's slowest axis, cut where the holding aggregator changes.
           const int outer = dims - 1;
           const int64_t slab = plan.slab[static_cast<size_t>(index)];
-          const AxisCopy whole = p.plan[outer];
+          const AxisCopy whole = copy[outer];
           for (int64_t m0 = 0; m0 < whole.count;) {
             const auto owner = [&](int64_t m) { return plan.AggregatorOfSlab(index * bs + (whole.src_first + m * whole.src_step) * slab); };
             const int64_t agg = owner(m0);
             int64_t m1 = m0 + 1;
             while (m1 < whole.count && owner(m1) == agg) ++m1;
-            Pending q;
-            q.box = bi;
-            std::copy(std::begin(p.plan), std::end(p.plan), std::begin(q.plan));
-            q.plan[outer].src_first = whole.src_first + m0 * whole.src_step;
-            q.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
-            q.plan[outer].count = m1 - m0;
-            int64_t first = 0, row = 1, n = 1;
-            for (int d = 0; d < dims; ++d) {
-              first += q.plan[d].src_first * row;
-              row *= g.count[d];
-              n *= q.plan[d].count;
+            AxisCopy src[kMaxDims], dst[kMaxDims];
+            std::copy(std::begin(copy), std::end(copy), std::begin(src));
+            src[outer].src_first = whole.src_first + m0 * whole.src_step;
+            src[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
+            src[outer].count = m1 - m0;
+            // The same selection seen from the result grid.
+            for (int d = 0; d < kMaxDims; ++d) {
+              dst[d] = src[d];
+              dst[d].src_first = src[d].dst_first;
+              dst[d].src_step = src[d].dst_step;
             }
-            q.bytes.resize(static_cast<size_t>(n * sb));
-            q.type = StridedType(q.plan, g.count, dims, sample, sb);
-            pending.push_back(std::move(q));
-            Pending& r = pending.back();
-            MpiCheck(MPI_Get(r.bytes.data(), CheckedInt(n, "get samples"), sample, AggregatorRank(agg, plan.aggregators, ranks),
-                             static_cast<MPI_Aint>((index * bs + first - plan.Range(agg).begin) * sb), 1, r.type,
-                             window.handle()),
+            int64_t src_first = 0, dst_first = 0, src_row = 1, dst_row = 1;
+            for (int d = 0; d < dims; ++d) {
+              src_first += src[d].src_first * src_row;
+              dst_first += dst[d].src_first * dst_row;
+              src_row *= g.count[d];
+              dst_row *= results[bi].grid.count[d];
+            }
+            types.push_back(StridedType(src, g.count, dims, sample, sb));
+            const MPI_Datatype target_type = types.back();
+            types.push_back(StridedType(dst, results[bi].grid.count, dims, sample, sb));
+            MpiCheck(MPI_Get(results[bi].data + dst_first * sb, 1, types.back(), AggregatorRank(agg, plan.aggregators, ranks),
+                             static_cast<MPI_Aint>((index * bs + src_first - plan.Range(agg).begin) * sb), 1,
+                             target_type, window.handle()),
                      "MPI_Get");
             m0 = m1;
           }
@@ -343,25 +350,10 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
     }
   }
   window.Fence();
-  for (Pending& p : pending) MPI_Type_free(&p.type);
+  for (MPI_Datatype& t : types) MPI_Type_free(&t);
   MPI_Type_free(&sample);
   stats_.local.aggregate += MPI_Wtime() - t0;
   Agree(comm_, error);
-
-  // Place the fetched samples into the result boxes.
-  t0 = MPI_Wtime();
-  for (Pending& p : pending) {
-    AxisCopy dense[kMaxDims];
-    Point count(dims);
-    for (int d = 0; d < kMaxDims; ++d) {
-      dense[d] = p.plan[d];
-      dense[d].src_first = 0;
-      dense[d].src_step = 1;
-    }
-    for (int d = 0; d < dims; ++d) count[d] = p.plan[d].count;
-    CopyPlanned(p.bytes.data(), count, results[p.box].data, results[p.box].grid.count, dense, dims, sb);
-  }
-  stats_.local.restructure += MPI_Wtime() - t0;
 }
 
 void ParallelReader::ReadOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
@@ -378,7 +370,7 @@ void ParallelReader::ReadOnePhase(int field, int64_t time, int level, const std:
   }
   std::sort(blocks.begin(), blocks.end());
   blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-  std::vector<uint8_t> buffer(blocks.size() * static_cast<size_t>(block_bytes));
+  PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // filled below
   double t0 = MPI_Wtime();
   Collectively(comm_, [&] {
     FillSamples(buffer.data(), static_cast<int64_t>(blocks.size()) * layout_->samples_per_block(), DefaultSample(f));

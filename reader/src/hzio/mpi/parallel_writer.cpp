@@ -12,6 +12,8 @@
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/file_portions.h"
 #include "hzio/mpi/hz_encode.h"
+#include "hzio/util/byte_buffer.h"
+#include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
 
 namespace hzio::mpi {
@@ -24,28 +26,46 @@ std::string IdxDir(const std::string& idx_path) {
   return dir.empty() ? "." : dir;
 }
 
-// Phase 3 (put side): sends every hz run of one field of a cell to the aggregators.
-void PutRuns(RmaWindow& window, const FileAggregation& plan, int bpb, int field, int64_t sample_bytes,
-             const std::vector<LevelBuffer>& levels) {
-  for (const LevelBuffer& lb : levels) {
-    for (const HzRun& run : lb.runs) {
-      uint64_t hz = run.hz;
-      int64_t left = run.count, offset = run.offset;
-      while (left > 0) {
-        const int64_t agg = plan.AggregatorOfBlock(hz >> bpb);
-        const Span blocks = plan.Blocks(agg);
-        const uint64_t first_hz = static_cast<uint64_t>(blocks.begin) << bpb;
-        const uint64_t end_hz = static_cast<uint64_t>(blocks.end) << bpb;
-        const int64_t n = std::min<int64_t>(left, static_cast<int64_t>(end_hz - hz));
-        window.Put(lb.bytes.data() + offset * sample_bytes, n * sample_bytes, plan.Rank(agg),
-                   plan.FieldBase(agg, field) + static_cast<int64_t>(hz - first_hz) * sample_bytes);
-        hz += static_cast<uint64_t>(n);
-        left -= n;
-        offset += n;
+// Timesteps are agreed as one flag per declared timestep when there are at most this many.
+constexpr size_t kMaxTimestepFlags = 1024;
+
+// FNV-1a: a stable hash of the header text (the same on every rank and build).
+uint64_t HeaderHash(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (const char c : text) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return h;
+}
+
+// Encoded runs bound for other ranks' aggregator buffers, kept until the puts complete. Runs
+// that continue the previous one (same target, next displacement) share its buffer and its put.
+class PutStaging {
+ public:
+  uint8_t* Add(int target, int64_t displacement, int64_t bytes) {
+    if (!runs_.empty()) {
+      Run& last = runs_.back();
+      if (last.target == target && last.displacement + last.bytes == displacement) {
+        const int64_t at = last.bytes;
+        last.bytes += bytes;
+        if (static_cast<size_t>(last.bytes) > last.data.size())
+          last.data.Resize(std::max(static_cast<size_t>(last.bytes), 2 * last.data.size()));
+        return last.data.data() + at;
       }
     }
+    runs_.push_back(Run{target, displacement, bytes, ByteBuffer(static_cast<size_t>(bytes))});
+    return runs_.back().data.data();
   }
-}
+  void PutAll(RmaWindow& window) const {
+    for (const Run& r : runs_) window.Put(r.data.data(), r.bytes, r.target, r.displacement);
+  }
+
+ private:
+  struct Run {
+    int target;
+    int64_t displacement, bytes;
+    ByteBuffer data;
+  };
+  std::vector<Run> runs_;
+};
 
 }  // namespace
 
@@ -58,23 +78,69 @@ void ParallelWriter::Add(int field, int64_t time, const Box& box, const uint8_t*
   registered_.push_back(Registered{time, Piece{field, box, data}});
 }
 
+void ParallelWriter::PrepareDestination() const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(idx_path_, ec)) {
+    Check(options_.overwrite, ErrorCode::kInvalidArgument, idx_path_ + " already exists (pass overwrite to replace it)");
+    fs::remove(idx_path_, ec);  // first, so a failure below never leaves a stale, complete-looking .idx
+    Check(!ec, ErrorCode::kIo, "cannot remove " + idx_path_ + ": " + ec.message());
+  }
+  const fs::path parent = fs::path(idx_path_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
+}
+
+std::vector<int64_t> ParallelWriter::RegisteredTimesteps() const {
+  // Every rank's distinct timesteps, gathered (each rank's list is short), sorted.
+  const int ranks = CommSize(comm_);
+  std::vector<int64_t> local;
+  for (const Registered& r : registered_) local.push_back(r.time);
+  std::sort(local.begin(), local.end());
+  local.erase(std::unique(local.begin(), local.end()), local.end());
+  int count = CheckedInt(static_cast<int64_t>(local.size()), "timesteps");
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+  MpiCheck(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather(timesteps)");
+  int64_t total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    displs[static_cast<size_t>(r)] = CheckedInt(total, "timesteps");
+    total += counts[static_cast<size_t>(r)];
+  }
+  std::vector<int64_t> times(static_cast<size_t>(total));
+  MpiCheck(MPI_Allgatherv(local.data(), count, MPI_INT64_T, times.data(), counts.data(), displs.data(), MPI_INT64_T,
+                          comm_),
+           "MPI_Allgatherv(timesteps)");
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
 IoStats ParallelWriter::Write() {
   const double t_start = MPI_Wtime();
   const int rank = CommRank(comm_), ranks = CommSize(comm_);
   IoStats stats;
   const int nfields = static_cast<int>(header_.fields.size());
 
-  // Every rank checks its own boxes and that its header is rank 0's; then rank 0 prepares the
-  // destination (only once everybody agreed the input is good).
+  // Geometry and the aggregation plan depend only on the header: every rank computes them alone.
+  const BlockLayout layout(header_.bitmask, header_.bits_per_block);
+  const BlockFiles files(header_, IdxDir(idx_path_));
+  const int dims = header_.dims(), bpb = header_.bits_per_block;
+  const FileAggregation plan(header_, options_.aggregators, ranks);
+  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
   const std::string text = header_.ToText();
-  std::string root_text = text;
-  int64_t text_size = static_cast<int64_t>(text.size());
-  MpiCheck(MPI_Bcast(&text_size, 1, MPI_INT64_T, 0, comm_), "MPI_Bcast(header size)");
-  root_text.resize(static_cast<size_t>(text_size));
-  MpiCheck(MPI_Bcast(root_text.data(), CheckedInt(text_size, "header size"), MPI_CHAR, 0, comm_), "MPI_Bcast(header)");
+  std::vector<int64_t> declared = header_.time.List(kMaxTimestepFlags + 1);
+  const bool time_flags = !header_.time.any && declared.size() <= kMaxTimestepFlags;
+  std::sort(declared.begin(), declared.end());
+  declared.erase(std::unique(declared.begin(), declared.end()), declared.end());
+
+  // Local checks and the aggregator buffer, then ONE agreement that also carries the header's
+  // hash (equal everywhere?), the largest box extent and which timesteps anyone registered.
   int64_t local_data_bytes = 0;
-  Collectively(comm_, [&] {
-    Check(root_text == text, ErrorCode::kInvalidArgument, "the header given to this rank differs from rank 0's");
+  PooledBuffer agg_memory;
+  Point extent(dims);
+  std::vector<int64_t> registered_flags(time_flags ? declared.size() : 0, 0);
+  std::exception_ptr input_error;
+  try {
     for (const Registered& r : registered_) {
       const Piece& p = r.piece;
       Check(p.field >= 0 && p.field < nfields, ErrorCode::kInvalidArgument,
@@ -86,62 +152,50 @@ IoStats ParallelWriter::Write() {
             "box " + p.box.ToRangesString() + " is empty or not inside the dataset box " + header_.box.ToRangesString());
       Check(p.data != nullptr, ErrorCode::kInvalidArgument, "box " + p.box.ToRangesString() + " has no data");
       local_data_bytes += header_.fields[static_cast<size_t>(p.field)].dtype.BytesFor(p.box.Size().Product());
+      for (int d = 0; d < dims; ++d) extent[d] = std::max(extent[d], p.box.p2[d] - p.box.p1[d]);
+      if (time_flags) {
+        const auto at = std::lower_bound(declared.begin(), declared.end(), r.time);
+        if (at != declared.end() && *at == r.time) registered_flags[static_cast<size_t>(at - declared.begin())] = 1;
+      }
     }
-  });
-  Collectively(comm_, [&] {
-    if (rank != 0) return;
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(idx_path_, ec)) {
-      Check(options_.overwrite, ErrorCode::kInvalidArgument,
-            idx_path_ + " already exists (pass overwrite to replace it)");
-      fs::remove(idx_path_, ec);  // first, so a failure below never leaves a stale, complete-looking .idx
-      Check(!ec, ErrorCode::kIo, "cannot remove " + idx_path_ + ": " + ec.message());
-    }
-    const fs::path parent = fs::path(idx_path_).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, ec);
-    Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
-  });
+    agg_memory = PooledBuffer(static_cast<size_t>(my_agg >= 0 ? plan.BufferBytes(my_agg) : 0));
+  } catch (...) {
+    input_error = std::current_exception();
+  }
+  const uint64_t hash = HeaderHash(text);
+  const int64_t hi = static_cast<int64_t>(hash >> 32), lo = static_cast<int64_t>(hash & 0xffffffffu);
+  std::vector<int64_t> agreed{hi, lo, -hi, -lo};  // max(h) == -max(-h) iff every rank has the same h
+  agreed.insert(agreed.end(), extent.v.begin(), extent.v.begin() + dims);
+  agreed.insert(agreed.end(), registered_flags.begin(), registered_flags.end());
+  agreed = AgreeAndMax(comm_, std::move(agreed), input_error);
+  Check(agreed[0] == -agreed[2] && agreed[1] == -agreed[3], ErrorCode::kInvalidArgument,
+        "the ranks were given different headers (the header must be the same on every rank)");
+  for (int d = 0; d < dims; ++d) extent[d] = agreed[4 + static_cast<size_t>(d)];
+  std::vector<int64_t> times;
+  if (time_flags) {
+    for (size_t i = 0; i < declared.size(); ++i)
+      if (agreed[4 + static_cast<size_t>(dims) + i] != 0) times.push_back(declared[i]);
+  } else {
+    times = RegisteredTimesteps();
+  }
 
-  // Geometry shared by all timesteps.
-  const BlockLayout layout(header_.bitmask, header_.bits_per_block);
-  const BlockFiles files(header_, IdxDir(idx_path_));
-  const int dims = header_.dims(), bpb = header_.bits_per_block;
-  Point extent(dims);
-  for (const Registered& r : registered_)
-    for (int d = 0; d < dims; ++d) extent[d] = std::max(extent[d], r.piece.box.p2[d] - r.piece.box.p1[d]);
-  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, extent.v.data(), dims, MPI_INT64_T, MPI_MAX, comm_), "MPI_Allreduce(extent)");
+  // Rank 0 prepares the destination now that everybody agreed the input is good; its outcome is
+  // agreed on with the first timestep's puts, before any file is written.
+  std::exception_ptr prepare_error;
+  if (rank == 0) {
+    try {
+      PrepareDestination();
+    } catch (...) {
+      prepare_error = std::current_exception();
+    }
+  }
+  if (times.empty()) Agree(comm_, prepare_error);
+
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
   const HzEncoder encoder(header_.bitmask, grid.cell_size());
-  const FileAggregation plan(header_, options_.aggregators, ranks);
-  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
 
-  // The timesteps anyone registered: every rank's distinct timesteps, gathered (ranks x
-  // timesteps values, each rank's list is tiny), sorted.
-  std::vector<int64_t> times;
-  {
-    std::vector<int64_t> local;
-    for (const Registered& r : registered_) local.push_back(r.time);
-    std::sort(local.begin(), local.end());
-    local.erase(std::unique(local.begin(), local.end()), local.end());
-    int count = CheckedInt(static_cast<int64_t>(local.size()), "timesteps");
-    std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
-    MpiCheck(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather(timesteps)");
-    int64_t total = 0;
-    for (int r = 0; r < ranks; ++r) {
-      displs[static_cast<size_t>(r)] = CheckedInt(total, "timesteps");
-      total += counts[static_cast<size_t>(r)];
-    }
-    times.resize(static_cast<size_t>(total));
-    MpiCheck(MPI_Allgatherv(local.data(), count, MPI_INT64_T, times.data(), counts.data(), displs.data(), MPI_INT64_T,
-                            comm_),
-             "MPI_Allgatherv(timesteps)");
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-  }
-
-  RmaWindow window(comm_, my_agg >= 0 ? plan.BufferBytes(my_agg) : 0);
+  RmaWindow window(comm_, std::move(agg_memory));
   uint8_t* const agg_buffer = window.data();
   int64_t aggregator_bytes = 0;
 
@@ -155,19 +209,41 @@ IoStats ParallelWriter::Write() {
     std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces);
     stats.local.restructure += MPI_Wtime() - t0;
 
-    // Phase 2: HZ encoding, cell by cell and field by field. A failure here is agreed on together
-    // with the puts (the failing rank puts nothing but still takes part in the fences).
+    // The aggregator's buffer starts as fill samples: blocks or parts nobody writes read back as
+    // the field's default (idx-format.md §4.9).
     t0 = MPI_Wtime();
-    struct Encoded { int field; std::vector<LevelBuffer> levels; };
-    std::vector<Encoded> encoded;
+    if (my_agg >= 0) {
+      for (int f = 0; f < nfields; ++f) {
+        const int64_t bytes = plan.Blocks(my_agg).size() * plan.block_bytes(f);
+        const std::vector<uint8_t> fill = DefaultSample(header_.fields[static_cast<size_t>(f)]);
+        FillSamples(agg_buffer + plan.FieldBase(my_agg, f), bytes / static_cast<int64_t>(fill.size()), fill);
+      }
+    }
+    stats.local.aggregate += MPI_Wtime() - t0;
+
+    // Phase 2: HZ encoding, cell by cell and field by field, straight into this rank's aggregator
+    // buffer where the run belongs to it, else into staging for a put. A failure here is agreed
+    // on together with the puts (the failing rank puts nothing but still takes part in the fences).
+    t0 = MPI_Wtime();
+    PutStaging staging;
     std::exception_ptr error;
     try {
       for (RegularBox& rb : cells) {
         for (int f = 0; f < nfields; ++f) {
           const uint8_t* data = rb.Data(f);
           if (!data) continue;
-          encoded.push_back(Encoded{f, encoder.Encode(rb.box, data, header_.fields[static_cast<size_t>(f)].dtype.SampleBytes(),
-                                                      header_.box)});
+          const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
+          encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
+            const int64_t agg = plan.AggregatorOfBlock(hz >> bpb);
+            const Span blocks = plan.Blocks(agg);
+            const uint64_t first_hz = static_cast<uint64_t>(blocks.begin) << bpb;
+            const uint64_t end_hz = static_cast<uint64_t>(blocks.end) << bpb;
+            const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
+            const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
+            const int target = plan.Rank(agg);
+            if (target == rank) return RunDestination{agg_buffer + displacement, n};
+            return RunDestination{staging.Add(target, displacement, n * sb), n};
+          });
           rb.Release(f);  // the cell copy is no longer needed
         }
       }
@@ -177,26 +253,19 @@ IoStats ParallelWriter::Write() {
     cells.clear();
     stats.local.hz += MPI_Wtime() - t0;
 
-    // Phase 3: one-sided puts into the aggregators' buffers.
+    // Phase 3: one-sided puts of the staged runs into the other aggregators' buffers.
     t0 = MPI_Wtime();
-    if (my_agg >= 0) {
-      for (int f = 0; f < nfields; ++f) {
-        const int64_t bytes = plan.Blocks(my_agg).size() * plan.block_bytes(f);
-        const std::vector<uint8_t> fill = DefaultSample(header_.fields[static_cast<size_t>(f)]);
-        FillSamples(agg_buffer + plan.FieldBase(my_agg, f), bytes / static_cast<int64_t>(fill.size()), fill);
-      }
-    }
     window.Fence();
     if (!error) {
       try {
-        for (const Encoded& e : encoded)
-          PutRuns(window, plan, bpb, e.field, header_.fields[static_cast<size_t>(e.field)].dtype.SampleBytes(), e.levels);
+        staging.PutAll(window);
       } catch (...) {
         error = std::current_exception();
       }
     }
     window.Fence();
-    encoded.clear();
+    if (prepare_error && !error) error = prepare_error;
+    prepare_error = nullptr;
     Agree(comm_, error);
     stats.local.aggregate += MPI_Wtime() - t0;
 
@@ -206,16 +275,22 @@ IoStats ParallelWriter::Write() {
     stats.local.io += MPI_Wtime() - t0;
   }
 
-  // Metadata last: one rank, atomically, only after every rank's files are written.
-  Collectively(comm_, [&] {
-    if (rank == 0) WriteFileAtomically(idx_path_, text);
-  });
+  // Metadata last: one rank, atomically, only after every rank's files are written (the last
+  // timestep's write ended with an agreement); its outcome is agreed with the statistics.
+  std::exception_ptr idx_error;
+  if (rank == 0) {
+    try {
+      WriteFileAtomically(idx_path_, text);
+    } catch (...) {
+      idx_error = std::current_exception();
+    }
+  }
 
   stats.aggregators = plan.aggregators();
   stats.local_aggregator_bytes = aggregator_bytes;
   stats.cell_size = grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, local_data_bytes, aggregator_bytes,
-              [&](int64_t a) { return plan.Rank(a); });
+              [&](int64_t a) { return plan.Rank(a); }, idx_error);
   return stats;
 }
 

@@ -45,6 +45,9 @@ class ParallelWriter {
   IoStats Write();
 
  private:
+  void PrepareDestination() const;                 // rank 0: replace or create the destination
+  std::vector<int64_t> RegisteredTimesteps() const;  // collective: the union over ranks
+
   struct Registered {
     int64_t time;
     Piece piece;

@@ -5,11 +5,15 @@
 namespace hzio::mpi {
 
 void FinishStats(MPI_Comm comm, IoStats& s, double elapsed, int64_t local_data_bytes, int64_t local_file_bytes,
-                 const std::function<int(int64_t)>& rank_of) {
-  double times[5] = {elapsed, s.local.restructure, s.local.hz, s.local.aggregate, s.local.io};
-  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, times, 5, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
-  s.seconds = times[0];
-  s.max = PhaseTimes{times[1], times[2], times[3], times[4]};
+                 const std::function<int(int64_t)>& rank_of, std::exception_ptr local_error) {
+  // Times travel as integer nanoseconds so they share the agreement's integer maximum.
+  const double local[5] = {elapsed, s.local.restructure, s.local.hz, s.local.aggregate, s.local.io};
+  std::vector<int64_t> ns;
+  for (const double t : local) ns.push_back(static_cast<int64_t>(t * 1e9));
+  ns = AgreeAndMax(comm, std::move(ns), local_error);
+  const auto seconds = [&](size_t i) { return static_cast<double>(ns[i]) * 1e-9; };
+  s.seconds = seconds(0);
+  s.max = PhaseTimes{seconds(1), seconds(2), seconds(3), seconds(4)};
   int64_t bytes[2] = {local_data_bytes, local_file_bytes};
   MpiCheck(MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce(bytes)");
   s.data_bytes = bytes[0];

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <vector>
 
@@ -37,8 +38,9 @@ struct IoStats {
 
 /// Fills the global fields of `s` from this rank's local ones with two reductions and one
 /// gather (to rank 0): seconds/max phases, data/file byte sums, and per_aggregator from each
-/// rank's local_aggregator_bytes (`rank_of(i)` names the rank of aggregator i). Collective.
+/// rank's local_aggregator_bytes (`rank_of(i)` names the rank of aggregator i). The first
+/// reduction is also the agreement on `local_error` (see Agree()). Collective.
 void FinishStats(MPI_Comm comm, IoStats& s, double elapsed, int64_t local_data_bytes, int64_t local_file_bytes,
-                 const std::function<int(int64_t)>& rank_of);
+                 const std::function<int(int64_t)>& rank_of, std::exception_ptr local_error = nullptr);
 
 }  // namespace hzio::mpi
