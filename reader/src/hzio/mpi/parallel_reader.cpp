@@ -141,22 +141,34 @@ std::vector<BoxData> ParallelReader::Read(int field, int64_t time, int level, co
 
 void ParallelReader::ReadInto(int field, int64_t time, int level, const std::vector<Box>& boxes,
                               const std::vector<uint8_t*>& out) {
+  ReadInto(std::vector<int>{field}, time, level, boxes, std::vector<std::vector<uint8_t*>>{out});
+}
+
+void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& boxes,
+                              const std::vector<std::vector<uint8_t*>>& out) {
   const double t_start = MPI_Wtime();
   stats_ = IoStats{};
   if (level < 0) level = header_.maxh();
+  const int dims = header_.dims();
   std::vector<Box> clipped;
-  std::vector<Target> targets;
+  std::vector<std::vector<Target>> targets(fields.size());
   int64_t local_bytes = 0;
-  Collectively(comm_, [&] {
-    Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
-          "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
+  // Local checks, then one agreement that also reduces the region all requests lie in.
+  std::exception_ptr input_error;
+  Point lo(dims, std::numeric_limits<int64_t>::max()), hi(dims, std::numeric_limits<int64_t>::min());
+  try {
+    Check(!fields.empty() && out.size() == fields.size(), ErrorCode::kInvalidArgument,
+          std::to_string(fields.size()) + " fields but " + std::to_string(out.size()) + " output lists");
+    for (const int field : fields)
+      Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+            "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
     Check(header_.time.Contains(time), ErrorCode::kNotFound,
           "timestep " + std::to_string(time) + " is not declared in " + idx_path_);
     Check(level <= header_.maxh(), ErrorCode::kOutOfRange,
           "level " + std::to_string(level) + " is outside 0.." + std::to_string(header_.maxh()));
-    Check(out.size() == boxes.size(), ErrorCode::kInvalidArgument,
-          std::to_string(boxes.size()) + " boxes but " + std::to_string(out.size()) + " output buffers");
-    const Field& f = header_.fields[static_cast<size_t>(field)];
+    for (size_t k = 0; k < fields.size(); ++k)
+      Check(out[k].size() == boxes.size(), ErrorCode::kInvalidArgument,
+            std::to_string(boxes.size()) + " boxes but " + std::to_string(out[k].size()) + " output buffers");
     for (size_t i = 0; i < boxes.size(); ++i) {
       const Box& b = boxes[i];
       Check(b.dims() == header_.dims(), ErrorCode::kInvalidArgument,
@@ -165,63 +177,63 @@ void ParallelReader::ReadInto(int field, int64_t time, int level, const std::vec
       const Box c = b.Intersect(header_.box);
       Check(!c.Empty(), ErrorCode::kOutOfRange,
             "box " + b.ToRangesString() + " lies outside the dataset box " + header_.box.ToRangesString());
-      Check(out[i] != nullptr, ErrorCode::kInvalidArgument, "no output buffer for box " + b.ToRangesString());
       // No fill: every result sample lies in some block touching the dataset box, and both modes
       // copy whole planned blocks whose absent parts were filled with default_value (§4.9).
-      Target t{layout_->QueryGrid(c, LevelRange{0, level}), out[i]};
-      local_bytes += f.dtype.BytesFor(t.grid.NumSamples());
+      const Grid grid = layout_->QueryGrid(c, LevelRange{0, level});
+      for (size_t k = 0; k < fields.size(); ++k) {
+        Check(out[k][i] != nullptr, ErrorCode::kInvalidArgument, "no output buffer for box " + b.ToRangesString());
+        targets[k].push_back(Target{grid, out[k][i]});
+        local_bytes += header_.fields[static_cast<size_t>(fields[k])].dtype.BytesFor(grid.NumSamples());
+      }
       clipped.push_back(c);
-      targets.push_back(t);
+      for (int d = 0; d < dims; ++d) {
+        lo[d] = std::min(lo[d], c.p1[d]);
+        hi[d] = std::max(hi[d], c.p2[d]);
+      }
     }
-  });
+  } catch (...) {
+    input_error = std::current_exception();
+  }
+  std::vector<int64_t> corners;  // maxima of -lo and hi
+  for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
+  for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners = AgreeAndMax(comm_, std::move(corners), input_error);
+  Box region{Point(dims), Point(dims)};
+  for (int d = 0; d < dims; ++d) {
+    region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];
+    region.p2[d] = corners[static_cast<size_t>(dims + d)] == std::numeric_limits<int64_t>::min() ? 0 : corners[static_cast<size_t>(dims + d)];
+  }
+
+  std::exception_ptr error;
   if (options_.mode == ReadMode::kTwoPhase)
-    ReadTwoPhase(field, time, level, clipped, targets);
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets);
   else
-    ReadOnePhase(field, time, level, clipped, targets);
+    error = ReadOnePhase(fields, time, level, clipped, targets);
 
   const int ranks = CommSize(comm_);
   const int64_t aggregators = stats_.aggregators;
   const bool two_phase = options_.mode == ReadMode::kTwoPhase;
-  FinishStats(comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes, [&](int64_t a) {
-    return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a);
-  });
+  FinishStats(
+      comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
+      [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
 }
 
-void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
-                                  std::vector<Target>& results) {
+std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
+                                                const Box& region, const std::vector<Box>& clipped,
+                                                std::vector<std::vector<Target>>& results) {
   const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
-  const Field& f = header_.fields[static_cast<size_t>(field)];
-  const int64_t sb = f.dtype.SampleBytes();
-  const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
+  if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
 
-  // The region all requests lie in, then the blocks somebody actually needs (a bitmap reduction
-  // over the region's block list: linear in blocks, independent of the rank count).
-  Point lo(dims, std::numeric_limits<int64_t>::max()), hi(dims, std::numeric_limits<int64_t>::min());
-  for (const Box& b : clipped)
-    for (int d = 0; d < dims; ++d) {
-      lo[d] = std::min(lo[d], b.p1[d]);
-      hi[d] = std::max(hi[d], b.p2[d]);
-    }
-  {  // one reduction: min of lo and of -hi
-    int64_t corners[2 * kMaxDims];
-    for (int d = 0; d < dims; ++d) {
-      corners[d] = lo[d];
-      corners[dims + d] = hi[d] == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -hi[d];
-    }
-    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, corners, 2 * dims, MPI_INT64_T, MPI_MIN, comm_), "MPI_Allreduce(region)");
-    for (int d = 0; d < dims; ++d) {
-      lo[d] = corners[d];
-      hi[d] = corners[dims + d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -corners[dims + d];
-    }
-  }
-  if (lo[0] >= hi[0]) return;  // nobody asked for anything
-  const ReadPlan region = PlanRegionRead(header_, *layout_, Box(lo, hi), level, 1);
+  // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
+  // in blocks, independent of the rank count).
+  const ReadPlan whole_region = PlanRegionRead(header_, *layout_, region, level, 1);
   std::vector<std::vector<uint64_t>> box_blocks;
-  std::vector<uint8_t> needed(region.blocks.size(), 0);
+  std::vector<uint8_t> needed(whole_region.blocks.size(), 0);
   for (const Box& b : clipped) {
     box_blocks.push_back(BoxBlocks(header_, *layout_, b, level));
     for (uint64_t id : box_blocks.back())
-      needed[static_cast<size_t>(std::lower_bound(region.blocks.begin(), region.blocks.end(), id) - region.blocks.begin())] = 1;
+      needed[static_cast<size_t>(std::lower_bound(whole_region.blocks.begin(), whole_region.blocks.end(), id) -
+                                 whole_region.blocks.begin())] = 1;
   }
   for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
     MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
@@ -230,17 +242,24 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
              "MPI_Allreduce(bitmap)");
   std::vector<uint64_t> blocks;
   for (size_t i = 0; i < needed.size(); ++i)
-    if (needed[i]) blocks.push_back(region.blocks[i]);
+    if (needed[i]) blocks.push_back(whole_region.blocks[i]);
   const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
   const ReadPlan plan = MakeReadPlan(*layout_, std::move(blocks), std::min<int64_t>(want, ranks));
   stats_.aggregators = plan.aggregators;
   const int64_t bs = plan.block_samples;
 
-  // Aggregators: read and decode their range into the window buffer.
+  // An aggregator's window holds its sample range of every field, field after field.
+  std::vector<int64_t> sample_bytes;
+  for (const int field : fields) sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
+  const auto field_base = [&](int64_t agg, size_t k) {
+    int64_t base = 0;
+    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
+    return base;
+  };
   const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators, ranks);
   double t0 = MPI_Wtime();
   int64_t need = 0;
-  for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, plan.Range(a).size() * sb);
+  for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, field_base(a, fields.size()));
   if (!window_ || need > window_bytes_ || plan.aggregators != window_aggregators_) {
     window_.reset();
     window_ = std::make_unique<RmaWindow>(comm_, PooledBuffer(static_cast<size_t>(my_agg >= 0 ? need : 0)));
@@ -248,100 +267,82 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
     window_aggregators_ = plan.aggregators;
   }
   RmaWindow& window = *window_;
-  uint8_t* const buffer = window.data();
   // A failed read is agreed on together with the gets below (one agreement instead of two): the
   // opening fence already orders the aggregators' reads before anyone's gets.
   std::exception_ptr error;
   try {
-    [&] {
-      if (my_agg < 0) return;
-      // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks: whole
-      // blocks are decoded in place, the partial first/last ones through a scratch block.
-      const Span span = plan.Range(my_agg);
-      if (span.size() == 0) return;
-      const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
-      std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
-      std::vector<PooledBuffer> scratch;
-      std::vector<uint8_t*> out;
-      const std::vector<uint8_t> fill = DefaultSample(f);
-      for (int64_t k = k0; k < k1; ++k) {
-        if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
-          out.push_back(buffer + (k * bs - span.begin) * sb);
-        } else {
-          scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: filled below
-          out.push_back(scratch.back().data());
-        }
-        FillSamples(out.back(), bs, fill);
+    if (my_agg >= 0) {
+      for (size_t k = 0; k < fields.size(); ++k) {
+        const ReadIntoWindow r = ReadAggregatorRange(plan, my_agg, fields[k], time, window.data() + field_base(my_agg, k));
+        stats_.file_bytes += r.file_bytes;
+        stats_.local.hz += r.layout_seconds;
+        stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
       }
-      const BlockFiles files(header_, IdxDir(idx_path_));
-      const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors);
-      for (int64_t k = k0; k < k1; ++k) {
-        const uint8_t* src = out[static_cast<size_t>(k - k0)];
-        const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
-        if (src != buffer + (k * bs - span.begin) * sb)
-          std::memcpy(buffer + (from - span.begin) * sb, src + (from - k * bs) * sb, static_cast<size_t>((to - from) * sb));
-      }
-      stats_.file_bytes += rs.file_bytes;
-      stats_.local.hz += rs.layout_seconds;
-      stats_.local_aggregator_bytes = span.size() * sb;
-    }();
+    }
   } catch (...) {
     error = std::current_exception();
   }
   stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
 
-  // Every rank fetches exactly its samples, straight into its result boxes: one get per (box,
-  // block, holding aggregator) whose target and origin datatypes are both strided, so the samples
-  // are placed by the get itself (no staging copy).
+  // Every rank fetches exactly its samples, straight into its result boxes: one get per (field,
+  // box, block, holding aggregator) whose target and origin datatypes are both strided, so the
+  // samples are placed by the get itself (no staging copy).
   t0 = MPI_Wtime();
   std::vector<MPI_Datatype> types;
-  MPI_Datatype sample;
-  MpiCheck(MPI_Type_contiguous(CheckedInt(sb, "sample size"), MPI_BYTE, &sample), "MPI_Type_contiguous");
-  MpiCheck(MPI_Type_commit(&sample), "MPI_Type_commit");
   window.Fence();
   if (!error) {
     try {
-      for (size_t bi = 0; bi < clipped.size(); ++bi) {
-        for (uint64_t id : box_blocks[bi]) {
-          AxisCopy copy[kMaxDims];
-          const Grid g = layout_->BlockGrid(id);
-          if (!PlanGridCopy(g, results[bi].grid, clipped[bi], copy)) continue;
-          const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
-          // The selected slabs of the block's slowest axis, cut where the holding aggregator changes.
-          const int outer = dims - 1;
-          const int64_t slab = plan.slab[static_cast<size_t>(index)];
-          const AxisCopy whole = copy[outer];
-          for (int64_t m0 = 0; m0 < whole.count;) {
-            const auto owner = [&](int64_t m) { return plan.AggregatorOfSlab(index * bs + (whole.src_first + m * whole.src_step) * slab); };
-            const int64_t agg = owner(m0);
-            int64_t m1 = m0 + 1;
-            while (m1 < whole.count && owner(m1) == agg) ++m1;
-            AxisCopy src[kMaxDims], dst[kMaxDims];
-            std::copy(std::begin(copy), std::end(copy), std::begin(src));
-            src[outer].src_first = whole.src_first + m0 * whole.src_step;
-            src[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
-            src[outer].count = m1 - m0;
-            // The same selection seen from the result grid.
-            for (int d = 0; d < kMaxDims; ++d) {
-              dst[d] = src[d];
-              dst[d].src_first = src[d].dst_first;
-              dst[d].src_step = src[d].dst_step;
+      for (size_t k = 0; k < fields.size(); ++k) {
+        const int64_t sb = sample_bytes[k];
+        MPI_Datatype sample;
+        MpiCheck(MPI_Type_contiguous(CheckedInt(sb, "sample size"), MPI_BYTE, &sample), "MPI_Type_contiguous");
+        types.push_back(sample);
+        MpiCheck(MPI_Type_commit(&types.back()), "MPI_Type_commit");
+        for (size_t bi = 0; bi < clipped.size(); ++bi) {
+          const Target& result = results[k][bi];
+          for (uint64_t id : box_blocks[bi]) {
+            AxisCopy copy[kMaxDims];
+            const Grid g = layout_->BlockGrid(id);
+            if (!PlanGridCopy(g, result.grid, clipped[bi], copy)) continue;
+            const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
+            // The selected slabs of the block's slowest axis, cut where the holding aggregator changes.
+            const int outer = dims - 1;
+            const int64_t slab = plan.slab[static_cast<size_t>(index)];
+            const AxisCopy whole = copy[outer];
+            for (int64_t m0 = 0; m0 < whole.count;) {
+              const auto owner = [&](int64_t m) {
+                return plan.AggregatorOfSlab(index * bs + (whole.src_first + m * whole.src_step) * slab);
+              };
+              const int64_t agg = owner(m0);
+              int64_t m1 = m0 + 1;
+              while (m1 < whole.count && owner(m1) == agg) ++m1;
+              AxisCopy src[kMaxDims], dst[kMaxDims];
+              std::copy(std::begin(copy), std::end(copy), std::begin(src));
+              src[outer].src_first = whole.src_first + m0 * whole.src_step;
+              src[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
+              src[outer].count = m1 - m0;
+              // The same selection seen from the result grid.
+              for (int d = 0; d < kMaxDims; ++d) {
+                dst[d] = src[d];
+                dst[d].src_first = src[d].dst_first;
+                dst[d].src_step = src[d].dst_step;
+              }
+              int64_t src_first = 0, dst_first = 0, src_row = 1, dst_row = 1;
+              for (int d = 0; d < dims; ++d) {
+                src_first += src[d].src_first * src_row;
+                dst_first += dst[d].src_first * dst_row;
+                src_row *= g.count[d];
+                dst_row *= result.grid.count[d];
+              }
+              types.push_back(StridedType(src, g.count, dims, sample, sb));
+              const MPI_Datatype target_type = types.back();
+              types.push_back(StridedType(dst, result.grid.count, dims, sample, sb));
+              MpiCheck(MPI_Get(result.data + dst_first * sb, 1, types.back(), AggregatorRank(agg, plan.aggregators, ranks),
+                               static_cast<MPI_Aint>(field_base(agg, k) + (index * bs + src_first - plan.Range(agg).begin) * sb),
+                               1, target_type, window.handle()),
+                       "MPI_Get");
+              m0 = m1;
             }
-            int64_t src_first = 0, dst_first = 0, src_row = 1, dst_row = 1;
-            for (int d = 0; d < dims; ++d) {
-              src_first += src[d].src_first * src_row;
-              dst_first += dst[d].src_first * dst_row;
-              src_row *= g.count[d];
-              dst_row *= results[bi].grid.count[d];
-            }
-            types.push_back(StridedType(src, g.count, dims, sample, sb));
-            const MPI_Datatype target_type = types.back();
-            types.push_back(StridedType(dst, results[bi].grid.count, dims, sample, sb));
-            MpiCheck(MPI_Get(results[bi].data + dst_first * sb, 1, types.back(), AggregatorRank(agg, plan.aggregators, ranks),
-                             static_cast<MPI_Aint>((index * bs + src_first - plan.Range(agg).begin) * sb), 1,
-                             target_type, window.handle()),
-                     "MPI_Get");
-            m0 = m1;
           }
         }
       }
@@ -351,17 +352,51 @@ void ParallelReader::ReadTwoPhase(int field, int64_t time, int level, const std:
   }
   window.Fence();
   for (MPI_Datatype& t : types) MPI_Type_free(&t);
-  MPI_Type_free(&sample);
   stats_.local.aggregate += MPI_Wtime() - t0;
-  Agree(comm_, error);
+  return error;
 }
 
-void ParallelReader::ReadOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
-                                  std::vector<Target>& results) {
-  const int dims = header_.dims();
+ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field,
+                                                                   int64_t time, uint8_t* buffer) {
+  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks: whole
+  // blocks are decoded in place, the partial first/last ones through a scratch block.
+  ReadIntoWindow result;
+  const Span span = plan.Range(agg);
+  if (span.size() == 0) return result;
   const Field& f = header_.fields[static_cast<size_t>(field)];
-  const int64_t sb = f.dtype.SampleBytes();
-  const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
+  const int64_t sb = f.dtype.SampleBytes(), bs = plan.block_samples;
+  const int64_t block_bytes = f.dtype.BytesFor(bs);
+  const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
+  std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
+  std::vector<PooledBuffer> scratch;
+  std::vector<uint8_t*> out;
+  const std::vector<uint8_t> fill = DefaultSample(f);
+  for (int64_t k = k0; k < k1; ++k) {
+    if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
+      out.push_back(buffer + (k * bs - span.begin) * sb);
+    } else {
+      scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: filled below
+      out.push_back(scratch.back().data());
+    }
+    FillSamples(out.back(), bs, fill);
+  }
+  const BlockFiles files(header_, IdxDir(idx_path_));
+  const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors);
+  for (int64_t k = k0; k < k1; ++k) {
+    const uint8_t* src = out[static_cast<size_t>(k - k0)];
+    const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
+    if (src != buffer + (k * bs - span.begin) * sb)
+      std::memcpy(buffer + (from - span.begin) * sb, src + (from - k * bs) * sb, static_cast<size_t>((to - from) * sb));
+  }
+  result.file_bytes = rs.file_bytes;
+  result.layout_seconds = rs.layout_seconds;
+  return result;
+}
+
+std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
+                                                const std::vector<Box>& clipped,
+                                                std::vector<std::vector<Target>>& results) {
+  const int dims = header_.dims();
   std::vector<uint64_t> blocks;
   std::vector<std::vector<uint64_t>> box_blocks;
   for (const Box& b : clipped) {
@@ -370,32 +405,42 @@ void ParallelReader::ReadOnePhase(int field, int64_t time, int level, const std:
   }
   std::sort(blocks.begin(), blocks.end());
   blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-  PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // filled below
-  double t0 = MPI_Wtime();
-  Collectively(comm_, [&] {
-    FillSamples(buffer.data(), static_cast<int64_t>(blocks.size()) * layout_->samples_per_block(), DefaultSample(f));
-    std::vector<uint8_t*> out;
-    for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
-    const BlockFiles files(header_, IdxDir(idx_path_));
-    const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, blocks, out, options_.missing_files_are_errors);
-    stats_.file_bytes += rs.file_bytes;
-    stats_.local.hz += rs.layout_seconds;
-  });
-  stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
-  stats_.local_aggregator_bytes = static_cast<int64_t>(buffer.size());
   stats_.aggregators = CommSize(comm_);  // every rank reads for itself
-  t0 = MPI_Wtime();
-  for (size_t bi = 0; bi < clipped.size(); ++bi) {
-    for (uint64_t id : box_blocks[bi]) {
-      const Grid g = layout_->BlockGrid(id);
-      AxisCopy plan[kMaxDims];
-      if (!PlanGridCopy(g, results[bi].grid, clipped[bi], plan)) continue;
-      const size_t index = static_cast<size_t>(std::lower_bound(blocks.begin(), blocks.end(), id) - blocks.begin());
-      CopyPlanned(buffer.data() + static_cast<int64_t>(index) * block_bytes, g.count, results[bi].data,
-                  results[bi].grid.count, plan, dims, sb);
+  std::exception_ptr error;
+  try {
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const Field& f = header_.fields[static_cast<size_t>(fields[k])];
+      const int64_t sb = f.dtype.SampleBytes();
+      const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
+      double t0 = MPI_Wtime();
+      PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // filled below
+      FillSamples(buffer.data(), static_cast<int64_t>(blocks.size()) * layout_->samples_per_block(), DefaultSample(f));
+      std::vector<uint8_t*> out;
+      for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
+      const BlockFiles files(header_, IdxDir(idx_path_));
+      const BlockReadStats rs =
+          ReadBlocks(header_, *layout_, files, fields[k], time, blocks, out, options_.missing_files_are_errors);
+      stats_.file_bytes += rs.file_bytes;
+      stats_.local.hz += rs.layout_seconds;
+      stats_.local.io += MPI_Wtime() - t0 - rs.layout_seconds;
+      stats_.local_aggregator_bytes += static_cast<int64_t>(buffer.size());
+      t0 = MPI_Wtime();
+      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+        for (uint64_t id : box_blocks[bi]) {
+          const Grid g = layout_->BlockGrid(id);
+          AxisCopy plan[kMaxDims];
+          if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], plan)) continue;
+          const size_t index = static_cast<size_t>(std::lower_bound(blocks.begin(), blocks.end(), id) - blocks.begin());
+          CopyPlanned(buffer.data() + static_cast<int64_t>(index) * block_bytes, g.count, results[k][bi].data,
+                      results[k][bi].grid.count, plan, dims, sb);
+        }
+      }
+      stats_.local.restructure += MPI_Wtime() - t0;
     }
+  } catch (...) {
+    error = std::current_exception();
   }
-  stats_.local.restructure += MPI_Wtime() - t0;
+  return error;
 }
 
 }  // namespace hzio::mpi

@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +94,10 @@ class ParallelReader {
   /// ResultGrid(boxes[i], level) (e.g. a simulation's own arrays on restart). No allocation of
   /// results, so a restart reads straight into place.
   void ReadInto(int field, int64_t time, int level, const std::vector<Box>& boxes, const std::vector<uint8_t*>& out);
+  /// Collective: several fields of the same boxes in one read (one plan, one window, one
+  /// agreement), as a restart reads all its variables; out[k][i] receives fields[k] of boxes[i].
+  void ReadInto(const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& boxes,
+                const std::vector<std::vector<uint8_t*>>& out);
 
   /// Statistics of the last Read(); per_aggregator is filled on rank 0.
   const IoStats& stats() const { return stats_; }
@@ -102,8 +107,17 @@ class ParallelReader {
     Grid grid;
     uint8_t* data;
   };
-  void ReadTwoPhase(int field, int64_t time, int level, const std::vector<Box>& clipped, std::vector<Target>& results);
-  void ReadOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped, std::vector<Target>& results);
+  struct ReadIntoWindow {
+    int64_t file_bytes = 0;
+    double layout_seconds = 0;
+  };
+  // Both return this rank's error, agreed on by the caller with the statistics.
+  std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
+                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+  std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
+                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+  // An aggregator reads and decodes its sample range of one field into `buffer`.
+  ReadIntoWindow ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field, int64_t time, uint8_t* buffer);
 
   MPI_Comm comm_;
   std::string idx_path_;
