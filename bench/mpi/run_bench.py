@@ -45,7 +45,11 @@ def main():
           f"Run {started} on this 2-core machine, `mpiexec --oversubscribe` (ranks > 2 share 2 cores), page cache,",
           f"no fsync for any method; 1-minute load average at start {load:.1f} (other jobs were running: absolute",
           "numbers are noisy, ratios are side by side in one run). Per rank: pressure, temperature, velocity[3],",
-          "species[11] float64 = 128 bytes/sample. Command:", "",
+          "species[11] float64 = 128 bytes/sample. Every method writes from and reads into pre-touched user",
+          "buffers; hzio's own aggregation buffers come from its process-wide buffer pool, so repetitions after",
+          "the first reuse warm memory, as a simulation checkpointing repeatedly would. The hzio restart read",
+          "fetches all four variables in one collective call (`ParallelReader::ReadInto` with several fields).",
+          "Command:", "",
           f"    python3 bench/mpi/run_bench.py --build {args.build} --reps {args.reps} --ranks {args.ranks}", ""]
 
     # Writes: regular 32^3 and irregular 30^3 per rank.

@@ -6,9 +6,10 @@
 /// and cut into even contiguous ranges, one per aggregator — the same aggregator count at every
 /// resolution, so a coarse read that touches few files still spreads their blocks over all
 /// aggregators (self-balancing). Aggregators read their ranges with large reads (block_reading.h),
-/// decode to row-major, and expose them in an MPI window; ranks fetch exactly the samples of
-/// their boxes with one strided one-sided get per block. One-phase: every rank reads its own
-/// blocks directly (for comparison). Errors follow the writer's collective semantics.
+/// decode to row-major, and expose them in an MPI window; ranks fetch the slabs holding their
+/// samples with one contiguous one-sided get per (block, aggregator) and place them locally.
+/// Several fields can be read in one call. One-phase: every rank reads its own blocks directly
+/// (for comparison). Errors follow the writer's collective semantics.
 #pragma once
 
 #include <mpi.h>
