@@ -38,10 +38,6 @@ int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks) {
   return -1;
 }
 
-RmaWindow::RmaWindow(MPI_Comm comm, int64_t bytes) : bytes_(bytes) {
-  MpiCheck(MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm, &base_, &win_), "MPI_Win_allocate");
-}
-
 RmaWindow::RmaWindow(MPI_Comm comm, PooledBuffer memory)
     : memory_(std::move(memory)), base_(memory_.data()), bytes_(static_cast<int64_t>(memory_.size())) {
   MpiCheck(MPI_Win_create(base_, static_cast<MPI_Aint>(bytes_), 1, MPI_INFO_NULL, comm, &win_), "MPI_Win_create");

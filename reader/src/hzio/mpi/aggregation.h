@@ -32,16 +32,13 @@ int AggregatorRank(int64_t i, int64_t aggregators, int ranks);
 int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks);
 
 /// A one-sided window over this rank's part of the aggregators' memory (size 0 on
-/// non-aggregators), opened and closed with fences; transfers are split into <= 1 GiB calls. Two
-/// kinds, measured here with Open MPI 4.1 on one node:
-///  * MPI-allocated (MPI_Win_allocate): Open MPI's shared-memory component, whose gets are direct
-///    copies (the reader's strided gets), but whose pages are faulted one by one (a fresh 4 MiB
-///    window cost 4.4 ms before the first byte moved); the reader keeps its window between reads.
-///  * Caller memory (MPI_Win_create over a huge-page pool buffer, util/buffer_pool.h): the same
-///    4 MiB of contiguous puts took 0.9 ms in all, and the memory is warm on the next write.
+/// non-aggregators), opened and closed with fences; transfers are split into <= 1 GiB calls. The
+/// memory is a pooled huge-page buffer exposed with MPI_Win_create (Open MPI's rdma component):
+/// measured here, a fresh 4 MiB MPI_Win_allocate window (shared-memory pages faulted one by one)
+/// cost 4.4 ms before the first byte moved, the pooled window 0.9 ms including all puts. That
+/// component moves non-contiguous datatypes piece by piece, so callers transfer contiguous ranges.
 class RmaWindow {
  public:
-  RmaWindow(MPI_Comm comm, int64_t bytes);  // collective, MPI-allocated
   /// Exposes memory the caller allocated (and already agreed on); it goes back to the pool after
   /// the window is freed. Collective.
   RmaWindow(MPI_Comm comm, PooledBuffer memory);

@@ -243,7 +243,9 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, field_base(a, fields.size()));
   if (!window_ || need > window_bytes_ || plan.aggregators != window_aggregators_) {
     window_.reset();
-    window_ = std::make_unique<RmaWindow>(comm_, PooledBuffer(static_cast<size_t>(my_agg >= 0 ? need : 0)));
+    PooledBuffer memory;
+    Collectively(comm_, [&] { memory = PooledBuffer(static_cast<size_t>(my_agg >= 0 ? need : 0)); });  // nobody left in MPI_Win_create
+    window_ = std::make_unique<RmaWindow>(comm_, std::move(memory));
     window_bytes_ = need;
     window_aggregators_ = plan.aggregators;
   }
@@ -320,7 +322,14 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       error = std::current_exception();
     }
   }
-  PooledBuffer arena(static_cast<size_t>(arena_bytes));
+  PooledBuffer arena;
+  if (!error) {
+    try {
+      arena = PooledBuffer(static_cast<size_t>(arena_bytes));
+    } catch (...) {
+      error = std::current_exception();  // still take part in the fences below
+    }
+  }
   window.Fence();
   if (!error) {
     try {

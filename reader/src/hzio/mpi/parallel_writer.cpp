@@ -12,7 +12,6 @@
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/file_portions.h"
 #include "hzio/mpi/hz_encode.h"
-#include "hzio/util/byte_buffer.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
 
@@ -36,34 +35,37 @@ uint64_t HeaderHash(const std::string& text) {
   return h;
 }
 
-// Encoded runs bound for other ranks' aggregator buffers, kept until the puts complete. Runs
-// that continue the previous one (same target, next displacement) share its buffer and its put.
+// Encoded runs bound for other ranks' aggregator buffers, packed back to back into one pool
+// buffer and kept until the puts complete. A run that continues the previous one (same target,
+// next displacement) extends it and shares its put.
 class PutStaging {
  public:
+  /// Room for `capacity` bytes (may throw: call where failures are caught).
+  void Reserve(int64_t capacity) { arena_ = PooledBuffer(static_cast<size_t>(capacity)); }
   uint8_t* Add(int target, int64_t displacement, int64_t bytes) {
-    if (!runs_.empty()) {
-      Run& last = runs_.back();
-      if (last.target == target && last.displacement + last.bytes == displacement) {
-        const int64_t at = last.bytes;
-        last.bytes += bytes;
-        if (static_cast<size_t>(last.bytes) > last.data.size())
-          last.data.Resize(std::max(static_cast<size_t>(last.bytes), 2 * last.data.size()));
-        return last.data.data() + at;
-      }
+    Check(used_ + bytes <= static_cast<int64_t>(arena_.size()), ErrorCode::kInternal, "put staging overflow");
+    uint8_t* at = arena_.data() + used_;
+    used_ += bytes;
+    if (!runs_.empty() && runs_.back().target == target &&
+        runs_.back().displacement + runs_.back().bytes == displacement) {
+      runs_.back().bytes += bytes;
+    } else {
+      runs_.push_back(Run{target, displacement, bytes, at});
     }
-    runs_.push_back(Run{target, displacement, bytes, ByteBuffer(static_cast<size_t>(bytes))});
-    return runs_.back().data.data();
+    return at;
   }
   void PutAll(RmaWindow& window) const {
-    for (const Run& r : runs_) window.Put(r.data.data(), r.bytes, r.target, r.displacement);
+    for (const Run& r : runs_) window.Put(r.data, r.bytes, r.target, r.displacement);
   }
 
  private:
   struct Run {
     int target;
     int64_t displacement, bytes;
-    ByteBuffer data;
+    const uint8_t* data;
   };
+  PooledBuffer arena_;
+  int64_t used_ = 0;
   std::vector<Run> runs_;
 };
 
@@ -228,6 +230,11 @@ IoStats ParallelWriter::Write() {
     PutStaging staging;
     std::exception_ptr error;
     try {
+      int64_t cell_bytes = 0;  // what the cells hold: a bound on what leaves this rank
+      for (const RegularBox& rb : cells)
+        for (int f = 0; f < nfields; ++f)
+          if (rb.Data(f)) cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Size().Product());
+      staging.Reserve(cell_bytes);
       for (RegularBox& rb : cells) {
         for (int f = 0; f < nfields; ++f) {
           const uint8_t* data = rb.Data(f);
