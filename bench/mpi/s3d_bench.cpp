@@ -2,7 +2,7 @@
 // parallel HDF5 and PnetCDF, all in one run and interleaved (method order rotated every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
-//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--variants]
+//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--variants]
 //   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
 #include <mpi.h>
 
@@ -28,12 +28,14 @@ struct Options {
   std::string op, dir = "/tmp/hzio-mpi-bench";
   int64_t per_rank = 32;
   int reps = 5;
-  int bits_per_block = 0;  // 0: the header default (idx-format.md §1.7)
+  int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
+  int64_t blocks_per_file = 0;  // 0: the header default
   bool variants = false, levels = false;
 };
 
 int64_t g_per_rank = 0;  // for the report lines
 int g_bits_per_block = 0;
+int64_t g_blocks_per_file = 0;
 
 struct Sample {
   double seconds = 0;
@@ -88,7 +90,7 @@ void Report(const S3dCase& c, const std::string& op, const std::string& method, 
 }
 
 hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx) {
-  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, g_bits_per_block, 0, "raw", idx);
+  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, g_bits_per_block, g_blocks_per_file, "raw", idx);
 }
 
 Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options) {
@@ -212,6 +214,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) o.reps = std::stoi(argv[++i]);
     else if (a == "--dir" && i + 1 < argc) o.dir = argv[++i];
     else if (a == "--bits-per-block" && i + 1 < argc) o.bits_per_block = std::stoi(argv[++i]);
+    else if (a == "--blocks-per-file" && i + 1 < argc) o.blocks_per_file = std::stoll(argv[++i]);
     else if (a == "--variants") o.variants = true;
     else if (a == "--levels") o.levels = true;
     else o.op = a;
@@ -220,10 +223,11 @@ int main(int argc, char** argv) {
   try {
     g_per_rank = o.per_rank;
     g_bits_per_block = o.bits_per_block;
+    g_blocks_per_file = o.blocks_per_file;
     const S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--variants] [--levels]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--variants] [--levels]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;

@@ -46,6 +46,25 @@ std::vector<uint8_t> DefaultSample(const Field& field) {
   return sample;
 }
 
+void FillRegion(const Box& box, uint8_t* data, const Box& region, const std::vector<uint8_t>& sample) {
+  const int n = region.dims();
+  if (region.Empty()) return;
+  const Point bs = box.Size(), rs = region.Size();
+  const int64_t sb = static_cast<int64_t>(sample.size());
+  Point k(n);  // row index over axes 1..n-1
+  for (;;) {
+    int64_t at = 0;
+    for (int d = n - 1; d >= 0; --d) at = at * bs[d] + (region.p1[d] + (d == 0 ? 0 : k[d]) - box.p1[d]);
+    FillSamples(data + at * sb, rs[0], sample);
+    int d = 1;
+    for (; d < n; ++d) {
+      if (++k[d] < rs[d]) break;
+      k[d] = 0;
+    }
+    if (d >= n) break;
+  }
+}
+
 void FillSamples(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample) {
   if (count <= 0) return;
   bool zero = true;

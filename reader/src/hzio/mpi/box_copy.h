@@ -19,6 +19,9 @@ void CopyRegion(const Box& src_box, const uint8_t* src, const Box& dst_box, uint
 /// One sample holding the field's default_value (idx-format.md §1.3) in its dtype, every component.
 std::vector<uint8_t> DefaultSample(const Field& field);
 
+/// Fills the samples of `region` (inside `box`) of `data` (row-major over `box`) with `sample`.
+void FillRegion(const Box& box, uint8_t* data, const Box& region, const std::vector<uint8_t>& sample);
+
 /// Fills `count` samples of `out` with `sample` (all zeros takes the memset path).
 void FillSamples(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample);
 

@@ -32,6 +32,9 @@ class HzEncoder {
 
   /// Number of trailing pattern positions forming one subtree.
   int subtree_bits() const { return bits_; }
+  /// The extent of one subtree: Encode() reads only subtrees that meet `keep`, so only `keep`
+  /// rounded out to multiples of this.
+  const Point& subtree_size() const { return subtree_size_; }
 
   /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, one gather from
   /// the row-major box into the destination. Subtrees with no sample in `keep` (the dataset box)

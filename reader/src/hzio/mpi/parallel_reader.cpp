@@ -330,7 +330,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       error = std::current_exception();  // still take part in the fences below
     }
   }
-  window.Fence();
+  window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: no earlier RMA call to complete
   if (!error) {
     try {
       for (const Fetch& f : fetches) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
@@ -338,7 +338,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       error = std::current_exception();
     }
   }
-  window.Fence();
+  window.Fence(MPI_MODE_NOSUCCEED);  // closes it: no RMA call follows before the next fence
   stats_.local.aggregate += MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   if (!error)

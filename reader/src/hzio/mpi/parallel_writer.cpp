@@ -7,6 +7,7 @@
 #include "hzio/access/dataset_writer.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
+#include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
@@ -196,6 +197,13 @@ IoStats ParallelWriter::Write() {
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
   const HzEncoder encoder(header_.bitmask, grid.cell_size());
+  // The part of any cell the encoder reads: the dataset box rounded out to whole subtrees.
+  Box touched = header_.box;
+  for (int d = 0; d < dims; ++d) {
+    const int64_t st = encoder.subtree_size()[d];
+    touched.p1[d] = touched.p1[d] / st * st;
+    touched.p2[d] = (touched.p2[d] + st - 1) / st * st;
+  }
 
   RmaWindow window(comm_, std::move(agg_memory));
   uint8_t* const agg_buffer = window.data();
@@ -208,17 +216,23 @@ IoStats ParallelWriter::Write() {
 
     // Phase 1: restructure.
     double t0 = MPI_Wtime();
-    std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces);
+    std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces, touched);
     stats.local.restructure += MPI_Wtime() - t0;
 
     // The aggregator's buffer starts as fill samples: blocks or parts nobody writes read back as
     // the field's default (idx-format.md §4.9).
     t0 = MPI_Wtime();
+    // Only blocks that hold samples of the dataset box are filled (and ever written): the pages
+    // of the others are never touched, so awkward dimensions (up to 8x padding) cost no memory.
     if (my_agg >= 0) {
-      for (int f = 0; f < nfields; ++f) {
-        const int64_t bytes = plan.Blocks(my_agg).size() * plan.block_bytes(f);
-        const std::vector<uint8_t> fill = DefaultSample(header_.fields[static_cast<size_t>(f)]);
-        FillSamples(agg_buffer + plan.FieldBase(my_agg, f), bytes / static_cast<int64_t>(fill.size()), fill);
+      const Span blocks = plan.Blocks(my_agg);
+      std::vector<std::vector<uint8_t>> fills;
+      for (const Field& field : header_.fields) fills.push_back(DefaultSample(field));
+      for (int64_t b = blocks.begin; b < blocks.end; ++b) {
+        if (!BlockTouchesBox(layout, static_cast<uint64_t>(b), header_.box)) continue;
+        for (int f = 0; f < nfields; ++f)
+          FillSamples(agg_buffer + plan.FieldBase(my_agg, f) + (b - blocks.begin) * plan.block_bytes(f),
+                      layout.samples_per_block(), fills[static_cast<size_t>(f)]);
       }
     }
     stats.local.aggregate += MPI_Wtime() - t0;
@@ -233,7 +247,8 @@ IoStats ParallelWriter::Write() {
       int64_t cell_bytes = 0;  // what the cells hold: a bound on what leaves this rank
       for (const RegularBox& rb : cells)
         for (int f = 0; f < nfields; ++f)
-          if (rb.Data(f)) cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Size().Product());
+          if (rb.Data(f))
+            cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Intersect(touched).Size().Product());
       staging.Reserve(cell_bytes);
       for (RegularBox& rb : cells) {
         for (int f = 0; f < nfields; ++f) {
@@ -262,7 +277,7 @@ IoStats ParallelWriter::Write() {
 
     // Phase 3: one-sided puts of the staged runs into the other aggregators' buffers.
     t0 = MPI_Wtime();
-    window.Fence();
+    window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: no earlier RMA call to complete
     if (!error) {
       try {
         staging.PutAll(window);
@@ -270,7 +285,7 @@ IoStats ParallelWriter::Write() {
         error = std::current_exception();
       }
     }
-    window.Fence();
+    window.Fence(MPI_MODE_NOSUCCEED);  // closes it: no RMA call follows before the next fence
     if (prepare_error && !error) error = prepare_error;
     prepare_error = nullptr;
     Agree(comm_, error);

@@ -90,7 +90,7 @@ Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vec
 }  // namespace
 
 std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Field>& fields,
-                                    const std::vector<Piece>& pieces) {
+                                    const std::vector<Piece>& pieces, const Box& touched) {
   const int me = CommRank(comm);
   const Ownership own = DecideReceivers(comm, grid, pieces);
   const int dims = grid.cell_size().dims;
@@ -112,16 +112,17 @@ std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, cons
   }
   auto buffer_of = [&](int64_t id, int field) -> uint8_t* {
     RegularBox& rb = mine.at(id);
-    auto& buf = rb.fields[static_cast<size_t>(field)];
-    if (buf.empty()) {
+    PooledBuffer& buf = rb.fields[static_cast<size_t>(field)];
+    if (!buf.data()) {
       const int64_t n = rb.box.Size().Product();
-      buf.resize(static_cast<size_t>(n * sample_bytes[static_cast<size_t>(field)]));
+      buf = PooledBuffer(static_cast<size_t>(n * sample_bytes[static_cast<size_t>(field)]),
+                         LargeAllocation::Pages::kSparse);
       const uint8_t*& lent = rb.borrowed[static_cast<size_t>(field)];
-      if (lent) {  // a second piece overlaps a borrowed cell: take a copy first
+      if (lent) {  // a second piece overlaps a borrowed cell (wholly inside the domain): copy it first
         std::memcpy(buf.data(), lent, buf.size());
         lent = nullptr;
       } else {
-        FillSamples(buf.data(), n, defaults[static_cast<size_t>(field)]);
+        FillRegion(rb.box, buf.data(), rb.box.Intersect(touched), defaults[static_cast<size_t>(field)]);
       }
     }
     return buf.data();

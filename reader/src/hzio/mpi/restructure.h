@@ -13,6 +13,7 @@
 
 #include "hzio/format/field.h"
 #include "hzio/mpi/imposed_grid.h"
+#include "hzio/util/buffer_pool.h"
 
 namespace hzio::mpi {
 
@@ -24,27 +25,31 @@ struct Piece {
 };
 
 /// A cell after restructuring: the full aligned box and, per field, its samples row-major over
-/// `box` (default-filled where no rank had data). A cell that is exactly one local piece borrows
-/// the caller's memory instead of copying it (the common regular case).
+/// `box` (default-filled where no rank had data). Only the part of a cell inside the `touched` box
+/// given to Restructure() is ever written or read; a boundary cell's buffer is pool memory, or
+/// fresh sparse pages whose untouched part (outside the domain) costs nothing. A cell that is exactly one local
+/// piece borrows the caller's memory instead of copying it (the common regular case).
 struct RegularBox {
   int64_t id = 0;
   Box box;
-  std::vector<std::vector<uint8_t>> fields;  // owned samples, or empty
-  std::vector<const uint8_t*> borrowed;      // caller samples, or nullptr
+  std::vector<PooledBuffer> fields;      // owned samples, or empty
+  std::vector<const uint8_t*> borrowed;  // caller samples, or nullptr
 
   /// The samples of field f, or nullptr when no rank had data for it.
   const uint8_t* Data(int f) const {
     const size_t i = static_cast<size_t>(f);
-    return borrowed[i] ? borrowed[i] : fields[i].empty() ? nullptr : fields[i].data();
+    return borrowed[i] ? borrowed[i] : fields[i].data();
   }
   void Release(int f) {
     borrowed[static_cast<size_t>(f)] = nullptr;
-    std::vector<uint8_t>().swap(fields[static_cast<size_t>(f)]);
+    fields[static_cast<size_t>(f)] = PooledBuffer();
   }
 };
 
 /// Collective over `comm`. Pieces must lie inside the grid's domain (checked by the caller).
+/// `touched`: the only part of any cell the caller will read (the domain rounded out to the HZ
+/// encoder's subtrees); cells are default-filled there only.
 std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Field>& fields,
-                                    const std::vector<Piece>& pieces);
+                                    const std::vector<Piece>& pieces, const Box& touched);
 
 }  // namespace hzio::mpi

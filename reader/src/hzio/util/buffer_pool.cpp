@@ -9,7 +9,7 @@ BufferPool& BufferPool::Shared() {
   return *pool;
 }
 
-LargeAllocation BufferPool::Take(size_t bytes) {
+LargeAllocation BufferPool::Take(size_t bytes, LargeAllocation::Pages pages) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     size_t best = free_.size();
@@ -22,7 +22,7 @@ LargeAllocation BufferPool::Take(size_t bytes) {
       return found;
     }
   }
-  return LargeAllocation(bytes);
+  return LargeAllocation(bytes, pages);
 }
 
 void BufferPool::Give(LargeAllocation buffer) {

@@ -18,14 +18,15 @@ class BufferPool {
  public:
   /// Memory kept for reuse beyond this is released (oldest first); smaller buffers than
   /// kMinPooledBytes are not worth keeping (the heap recycles those well).
-  static constexpr size_t kMaxRetainedBytes = size_t{1} << 30;
+  static constexpr size_t kMaxRetainedBytes = size_t{256} << 20;
   static constexpr size_t kMinPooledBytes = size_t{64} << 10;
 
   /// The process-wide pool.
   static BufferPool& Shared();
 
-  /// A buffer of at least `bytes` (uninitialised): the smallest retained one that fits, else new.
-  LargeAllocation Take(size_t bytes);
+  /// A buffer of at least `bytes` (uninitialised): the smallest retained one that fits, else a
+  /// new one with `pages`.
+  LargeAllocation Take(size_t bytes, LargeAllocation::Pages pages = LargeAllocation::Pages::kHuge);
   /// Gives a buffer back for reuse.
   void Give(LargeAllocation buffer);
   size_t retained_bytes() const;
@@ -40,7 +41,8 @@ class BufferPool {
 class PooledBuffer {
  public:
   PooledBuffer() = default;
-  explicit PooledBuffer(size_t bytes) : memory_(BufferPool::Shared().Take(bytes)), size_(bytes) {}
+  explicit PooledBuffer(size_t bytes, LargeAllocation::Pages pages = LargeAllocation::Pages::kHuge)
+      : memory_(BufferPool::Shared().Take(bytes, pages)), size_(bytes) {}
   ~PooledBuffer() {
     if (memory_.data()) BufferPool::Shared().Give(std::move(memory_));
   }

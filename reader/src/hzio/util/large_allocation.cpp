@@ -14,7 +14,7 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 }  // namespace
 
-LargeAllocation::LargeAllocation(size_t bytes) : size_(bytes) {
+LargeAllocation::LargeAllocation(size_t bytes, Pages pages) : size_(bytes) {
   if (bytes == 0) return;
   if (bytes < kMappedThreshold) {
     data_ = new (std::nothrow) uint8_t[bytes];
@@ -32,7 +32,7 @@ LargeAllocation::LargeAllocation(size_t bytes) : size_(bytes) {
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
   data_ = reinterpret_cast<uint8_t*>(aligned);
   // Advice only: where huge pages are disabled this is refused and ordinary pages are used.
-  (void)::madvise(data_, rounded, MADV_HUGEPAGE);
+  if (pages == Pages::kHuge) (void)::madvise(data_, rounded, MADV_HUGEPAGE);
 }
 
 LargeAllocation::~LargeAllocation() { Release(); }

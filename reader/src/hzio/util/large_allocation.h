@@ -18,8 +18,13 @@ class LargeAllocation {
   /// Sizes at or above this are mapped with huge-page advice; smaller ones use operator new.
   static constexpr size_t kMappedThreshold = size_t{1} << 20;
 
+  /// kHuge: fastest to fill densely. kSparse: ordinary pages, for buffers only partly touched
+  /// (a boundary cell of the parallel writer), where untouched 4 KiB pages cost no memory.
+  enum class Pages { kHuge, kSparse };
+
   LargeAllocation() = default;
-  explicit LargeAllocation(size_t bytes);  // throws hzio::Error(kTooLarge) when out of memory
+  /// Throws hzio::Error(kTooLarge) when out of memory.
+  explicit LargeAllocation(size_t bytes, Pages pages = Pages::kHuge);
   ~LargeAllocation();
   LargeAllocation(LargeAllocation&& other) noexcept;
   LargeAllocation& operator=(LargeAllocation&& other) noexcept;
