@@ -124,27 +124,54 @@ void WaitAll(std::vector<MPI_Request>& requests) {
   requests.clear();
 }
 
-Received ExchangeInt64(MPI_Comm comm, const std::vector<std::vector<int64_t>>& out) {
+Received ExchangeInt64(MPI_Comm comm, const std::vector<std::vector<int64_t>>& out, int tag) {
+  // Sparse exchange without a global count step (the "NBX" consensus): synchronous sends
+  // complete only once matched, so when every rank's sends are done and everyone has entered the
+  // non-blocking barrier, every message has been received.
   const int size = CommSize(comm);
-  std::vector<int> send_counts(static_cast<size_t>(size)), recv_counts(static_cast<size_t>(size));
-  std::vector<int> send_displs(static_cast<size_t>(size)), recv_displs(static_cast<size_t>(size));
-  std::vector<int64_t> send;
+  std::vector<MPI_Request> sends;
   for (int r = 0; r < size; ++r) {
-    send_displs[static_cast<size_t>(r)] = CheckedInt(static_cast<int64_t>(send.size()), "exchange offset");
-    send_counts[static_cast<size_t>(r)] = CheckedInt(static_cast<int64_t>(out[static_cast<size_t>(r)].size()), "exchange count");
-    send.insert(send.end(), out[static_cast<size_t>(r)].begin(), out[static_cast<size_t>(r)].end());
+    const std::vector<int64_t>& v = out[static_cast<size_t>(r)];
+    if (v.empty()) continue;
+    MPI_Request req;
+    MpiCheck(MPI_Issend(v.data(), CheckedInt(static_cast<int64_t>(v.size()), "exchange count"), MPI_INT64_T, r, tag,
+                        comm, &req),
+             "MPI_Issend");
+    sends.push_back(req);
   }
-  MpiCheck(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+  std::vector<std::vector<int64_t>> from(static_cast<size_t>(size));
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  for (bool done = false; !done;) {
+    int flag = 0;
+    MPI_Status status;
+    MpiCheck(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status), "MPI_Iprobe");
+    if (flag) {
+      int count = 0;
+      MpiCheck(MPI_Get_count(&status, MPI_INT64_T, &count), "MPI_Get_count");
+      std::vector<int64_t>& in = from[static_cast<size_t>(status.MPI_SOURCE)];
+      const size_t at = in.size();
+      in.resize(at + static_cast<size_t>(count));
+      MpiCheck(MPI_Recv(in.data() + at, count, MPI_INT64_T, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      continue;
+    }
+    int complete = 0;
+    if (barrier == MPI_REQUEST_NULL) {
+      MpiCheck(MPI_Testall(CheckedInt(static_cast<int64_t>(sends.size()), "requests"), sends.data(), &complete,
+                           MPI_STATUSES_IGNORE),
+               "MPI_Testall");
+      if (complete) MpiCheck(MPI_Ibarrier(comm, &barrier), "MPI_Ibarrier");
+    } else {
+      MpiCheck(MPI_Test(&barrier, &complete, MPI_STATUS_IGNORE), "MPI_Test");
+      done = complete != 0;
+    }
+  }
   Received in;
   in.offsets.assign(static_cast<size_t>(size) + 1, 0);
   for (int r = 0; r < size; ++r) {
-    recv_displs[static_cast<size_t>(r)] = CheckedInt(in.offsets[static_cast<size_t>(r)], "exchange offset");
-    in.offsets[static_cast<size_t>(r) + 1] = in.offsets[static_cast<size_t>(r)] + recv_counts[static_cast<size_t>(r)];
+    const std::vector<int64_t>& v = from[static_cast<size_t>(r)];
+    in.offsets[static_cast<size_t>(r) + 1] = in.offsets[static_cast<size_t>(r)] + static_cast<int64_t>(v.size());
+    in.values.insert(in.values.end(), v.begin(), v.end());
   }
-  in.values.resize(static_cast<size_t>(in.offsets.back()));
-  MpiCheck(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_INT64_T, in.values.data(),
-                         recv_counts.data(), recv_displs.data(), MPI_INT64_T, comm),
-           "MPI_Alltoallv");
   return in;
 }
 

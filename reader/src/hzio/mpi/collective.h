@@ -64,12 +64,13 @@ void IrecvBytes(uint8_t* data, int64_t size, int source, int base_tag, MPI_Comm 
                 std::vector<MPI_Request>& requests);
 void WaitAll(std::vector<MPI_Request>& requests);
 
-/// Alltoallv of int64 records: sends out[r] to rank r, returns what every rank sent to us,
-/// concatenated in rank order, with `from[i]` = the source rank of record block i.
+/// Sparse exchange of int64 records: sends out[r] to rank r (empty: nothing), returns what every
+/// rank sent to us, concatenated in rank order. No step costs O(ranks) per rank beyond `out`
+/// itself. Consecutive exchanges that may overlap in time must use different tags.
 struct Received {
   std::vector<int64_t> values;
   std::vector<int64_t> offsets;  // values of rank r are [offsets[r], offsets[r+1])
 };
-Received ExchangeInt64(MPI_Comm comm, const std::vector<std::vector<int64_t>>& out);
+Received ExchangeInt64(MPI_Comm comm, const std::vector<std::vector<int64_t>>& out, int tag);
 
 }  // namespace hzio::mpi

@@ -13,7 +13,7 @@ namespace hzio::mpi {
 
 namespace {
 
-constexpr int kSizeTag = 101, kHeaderTag = 102, kDataTag = 1000;
+constexpr int kBidTag = 99, kAnswerTag = 100, kSizeTag = 101, kHeaderTag = 102, kDataTag = 1000;
 
 // Per-record layout of a data message header: id, field, p1[dims], p2[dims].
 int64_t RecordWords(int dims) { return 2 + 2 * int64_t{dims}; }
@@ -36,7 +36,7 @@ Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vec
     o.push_back(id);
     o.push_back(v);
   }
-  const Received in = ExchangeInt64(comm, out);
+  const Received in = ExchangeInt64(comm, out, kBidTag);
 
   // At the home rank: group contributions by cell, pick the receiver.
   struct Bid { int64_t id, volume; int rank; };
@@ -71,7 +71,7 @@ Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vec
     }
     i = j;
   }
-  const Received answers = ExchangeInt64(comm, out);
+  const Received answers = ExchangeInt64(comm, out, kAnswerTag);
   Ownership own;
   for (size_t i = 0; i < answers.values.size();) {
     const int64_t id = answers.values[i];
