@@ -289,5 +289,34 @@ TEST(ParallelReader, MissingOrCorruptFileGivesTheSameErrorEverywhere) {
   }
 }
 
+
+// A missing or malformed .idx fails the reader's constructor on every rank with the same error.
+TEST(ParallelReader, MissingOrMalformedHeaderGivesTheSameErrorEverywhere) {
+  ScratchDir dir;
+  const std::string bad = dir.File("bad.idx");
+  if (Rank() == 0) {
+    std::ofstream out(bad);
+    out << "(version)\n6\n(box)\n0 10 0\n";  // an odd number of box bounds
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const std::string& path : {dir.File("absent.idx"), bad}) {
+    std::string message;
+    ErrorCode code = ErrorCode::kInternal;
+    try {
+      ParallelReader reader(MPI_COMM_WORLD, path);
+    } catch (const Error& e) {
+      message = e.what();
+      code = e.code();
+    }
+    EXPECT_FALSE(message.empty()) << path;
+    if (path == bad) EXPECT_NE(code, ErrorCode::kNotFound) << message;
+    else EXPECT_EQ(code, ErrorCode::kNotFound) << message;
+    int64_t n = static_cast<int64_t>(message.size()), lo = 0, hi = 0;
+    MPI_Allreduce(&n, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&n, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo, hi) << path << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace hzio::mpi

@@ -65,23 +65,29 @@ ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, cons
 
 ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options)
     : comm_(comm), idx_path_(std::move(idx_path)), options_(options) {
+  // Rank 0 reads the .idx; its size travels with the failure flag (-1), so a readable header
+  // costs two broadcasts. Every rank then parses the same text: a malformed header throws the
+  // same Error everywhere without further agreement.
   std::string text;
-  Collectively(comm_, [&] {
-    if (CommRank(comm_) != 0) return;
-    std::ifstream in(idx_path_, std::ios::binary);
-    Check(static_cast<bool>(in), ErrorCode::kNotFound, "cannot open dataset " + idx_path_);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  });
-  int64_t n = static_cast<int64_t>(text.size());
+  std::exception_ptr error;
+  if (CommRank(comm_) == 0) {
+    try {
+      std::ifstream in(idx_path_, std::ios::binary);
+      Check(static_cast<bool>(in), ErrorCode::kNotFound, "cannot open dataset " + idx_path_);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  int64_t n = error ? -1 : static_cast<int64_t>(text.size());
   MpiCheck(MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm_), "MPI_Bcast(header size)");
+  if (n < 0) Agree(comm_, error);  // rank 0 failed: every rank throws its message
   text.resize(static_cast<size_t>(n));
   MpiCheck(MPI_Bcast(text.data(), CheckedInt(n, "header size"), MPI_CHAR, 0, comm_), "MPI_Bcast(header)");
-  Collectively(comm_, [&] {
-    header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
-    layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
-  });
+  header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
+  layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
 }
 
 bool ParallelReader::HasSamples(const Box& box, int level) const {
