@@ -317,7 +317,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
               f.plan[outer].count = m1 - m0;
               f.displacement = field_base(agg, k) + (index * bs + first * slab - plan.Range(agg).begin) * sb;
               f.bytes = f.count[outer] * slab * sb;
-              arena_bytes += f.bytes;
+              if (f.target != rank) arena_bytes += f.bytes;  // this rank's own window is read in place
               fetches.push_back(f);
               m0 = m1;
             }
@@ -339,7 +339,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: no earlier RMA call to complete
   if (!error) {
     try {
-      for (const Fetch& f : fetches) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
+      for (const Fetch& f : fetches)
+        if (f.target != rank) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
     } catch (...) {
       error = std::current_exception();
     }
@@ -348,9 +349,11 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   stats_.local.aggregate += MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   if (!error)
-    for (const Fetch& f : fetches)
-      CopyPlanned(arena.data() + f.at, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan,
-                  dims, sample_bytes[f.field]);
+    for (const Fetch& f : fetches) {
+      const uint8_t* src = f.target == rank ? window.data() + f.displacement : arena.data() + f.at;
+      CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, dims,
+                  sample_bytes[f.field]);
+    }
   stats_.local.restructure += MPI_Wtime() - t0;
   return error;
 }
