@@ -29,6 +29,37 @@ def table(rows, header):
     return "\n".join(lines)
 
 
+def status(ok):
+    return "met" if ok else "NOT met"
+
+
+def verdicts(writes, reads, levels, balance):
+    """One line per target of design.md §7, from this run's numbers."""
+    out = []
+    ranks = sorted({n for (_, n) in writes})
+    w = {n: writes[(32, n)]["hzio"]["gib_per_s"] / writes[(32, n)]["file-per-process"]["gib_per_s"] for n in ranks}
+    out.append("* write >= 0.9x file-per-process: " + ", ".join(f"{n} ranks {w[n]:.2f} ({status(w[n] >= 0.9)})" for n in ranks))
+    ahead = {}
+    for n in ranks:
+        by = writes[(32, n)]
+        ahead[n] = by["hzio"]["gib_per_s"] / max(by[m]["gib_per_s"] for m in ("mpi-io", "hdf5", "pnetcdf") if m in by)
+    out.append("* write ahead of MPI-IO, HDF5 and PnetCDF: " +
+               ", ".join(f"{n} ranks {ahead[n]:.2f}x the best ({status(ahead[n] > 1)})" for n in ranks))
+    irr = {n: writes[(30, n)]["hzio"]["gib_per_s"] / writes[(32, n)]["hzio"]["gib_per_s"] for n in ranks}
+    out.append("* irregular (30³) within 10% of regular (32³), GiB/s ratio: " +
+               ", ".join(f"{n} ranks {irr[n]:.2f} ({status(irr[n] >= 0.9)})" for n in ranks))
+    r = {n: reads[n]["hzio two-phase"]["gib_per_s"] / reads[n]["file-per-process"]["gib_per_s"] for n in ranks}
+    out.append("* restart read >= 0.9x file-per-process: " + ", ".join(f"{n} ranks {r[n]:.2f} ({status(r[n] >= 0.9)})" for n in ranks))
+    m = {n: reads[n]["hzio two-phase"]["gib_per_s"] / reads[n]["mpi-io"]["gib_per_s"] for n in ranks}
+    out.append("* restart read ahead of MPI-IO collective: " + ", ".join(f"{n} ranks {m[n]:.2f}x ({status(m[n] > 1)})" for n in ranks))
+    half = [row for row in levels if row[0] == "1/2" and row[2] == "hzio two-phase"]
+    if half:
+        out.append(f"* half-resolution read <= 0.6x full (two-phase, {ranks[-1]} ranks): {half[0][5]} ({status(float(half[0][5]) <= 0.6)})")
+    worst = max(float(row[4]) for row in balance)
+    out.append(f"* max/mean bytes per aggregator <= 1.25 at every level: worst {worst:.3f} ({status(worst <= 1.25)})")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build-mpi")
@@ -52,12 +83,14 @@ def main():
           "Command:", "",
           f"    python3 bench/mpi/run_bench.py --build {args.build} --reps {args.reps} --ranks {args.ranks}", ""]
 
+    writes = {}  # (per_rank, ranks) -> {method: result}
     # Writes: regular 32^3 and irregular 30^3 per rank.
     for per_rank, label in ((32, "regular 32³"), (30, "irregular 30³")):
         rows, phases = [], []
         for n in ranks:
             res = run(mpiexec(n, bench, "write", "--per-rank", str(per_rank), "--reps", str(args.reps)))
             by = {r["method"]: r for r in res}
+            writes[(per_rank, n)] = by
             fpp = by["file-per-process"]["gib_per_s"]
             others = [m for m in by if m not in ("hzio", "file-per-process")]
             best = max(by[m]["gib_per_s"] for m in others) if others else 0
@@ -81,9 +114,11 @@ def main():
 
     # Restart reads.
     rows = []
+    reads = {}
     for n in ranks:
         res = run(mpiexec(n, bench, "read", "--per-rank", "32", "--reps", str(args.reps)))
         by = {r["method"]: r for r in res}
+        reads[n] = by
         rows.append([n] + [f'{by[m]["gib_per_s"]:.3f}' for m in by] +
                     [f'{by["hzio two-phase"]["gib_per_s"] / by["file-per-process"]["gib_per_s"]:.2f}'])
         header = ["ranks"] + [f"{m} GiB/s" for m in by] + ["two-phase / fpp"]
@@ -95,6 +130,7 @@ def main():
     full = {r["method"]: r["median_s"] for r in levels if r["fraction"] == "1/1"}
     rows = [[r["fraction"], r["level"], r["method"], r["bytes"], f'{r["median_s"]:.4f}',
              f'{r["median_s"] / full[r["method"]]:.2f}'] for r in levels]
+    levels = rows
     md += [f"### Multiresolution read, {n} ranks, 32³ per rank", "",
            table(rows, ["samples", "level", "method", "bytes", "seconds", "time / full"]), ""]
 
@@ -111,8 +147,30 @@ def main():
         b = [a["bytes"] for a in r["aggregators"]]
         rows.append([f"1/{2 ** k}", maxh - k, len(b), max(b), f"{max(b) / (sum(b) / len(b)):.3f}", f'{r["seconds"]:.4f}',
                      r.get("verify", "-")])
+    balance = rows
     md += [f"### Aggregator balance, 512×256×256 float32, {n} ranks, two-phase", "",
            table(rows, ["samples", "level", "aggregators", "max bytes", "max / mean", "seconds", "verify"]), ""]
+
+    # Larger per-rank data (64^3, 32 MiB per rank): how the ratios move once fixed costs amortise.
+    rows = []
+    for op in ("write", "read"):
+        for n in ranks:
+            by = {r["method"]: r for r in run(mpiexec(n, bench, op, "--per-rank", "64", "--reps", str(args.reps)))}
+            hz = by["hzio" if op == "write" else "hzio two-phase"]["gib_per_s"]
+            others = [m for m in by if not m.startswith("hzio") and m != "file-per-process"]
+            rows.append([op, n] + [f'{by[m]["gib_per_s"]:.3f}' for m in by] +
+                        [f'{hz / by["file-per-process"]["gib_per_s"]:.2f}', f'{hz / max(by[m]["gib_per_s"] for m in others):.2f}'])
+            header = ["op", "ranks"] + [f"{m} GiB/s" for m in by] + ["hzio / fpp", "hzio / best other"]
+        md += [f"### Supplement: {op}, 64³ per rank (32 MiB per rank)", "", table(rows, header), ""]
+        rows = []
+
+    md += ["### Against design.md §7 (computed from the tables above)", ""] + verdicts(writes, reads, levels, balance) + [""]
+    md += ["Reading these numbers: the files live in the page cache, so file-per-process is one memcpy per rank",
+           "and one barrier (a 4 MiB restart read takes ~0.2 ms, 15-25 GiB/s), while an HZ file must reorder every",
+           "sample (HZ encode/decode runs at ~3-4 GB/s per core here) and two-phase aggregation moves most samples",
+           "between ranks once more; with more ranks than the 2 cores every collective step costs about a",
+           "millisecond of scheduling, which dominates the 4- and 8-rank rows of every collective method. What",
+           "aggregation into few large files buys on a parallel file system is not measured on this machine.", ""]
 
     with open(args.out, "w") as f:
         f.write("\n".join(md) + "\n")
