@@ -219,11 +219,10 @@ IoStats ParallelWriter::Write() {
     std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces, touched);
     stats.local.restructure += MPI_Wtime() - t0;
 
-    // The aggregator's buffer starts as fill samples: blocks or parts nobody writes read back as
-    // the field's default (idx-format.md §4.9).
+    // The aggregator's buffer starts as fill samples: parts nobody writes read back as the field's
+    // default (idx-format.md §4.9). Only blocks holding samples of the dataset box are filled (and
+    // ever written): the others' pages are never touched, so padding (up to 8x) costs no memory.
     t0 = MPI_Wtime();
-    // Only blocks that hold samples of the dataset box are filled (and ever written): the pages
-    // of the others are never touched, so awkward dimensions (up to 8x padding) cost no memory.
     if (my_agg >= 0) {
       const Span blocks = plan.Blocks(my_agg);
       std::vector<std::vector<uint8_t>> fills;
