@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -14,6 +15,7 @@
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/parallel_reader.h"
+#include "hzio/mpi/parallel_writer.h"
 #include "hzio/mpi/synthetic.h"
 #include "mpi_test_support.h"
 
@@ -113,49 +115,52 @@ TEST(ParallelReader, EveryLevelEqualsSerialRead) {
   spec.fields = "p:float64,rgb:uint8[3]";
   spec.bits_per_block = 8;
   spec.blocks_per_file = 4;
-  spec.compression = "lz4";
-  const std::string idx = dir.File("levels/visus.idx");
-  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
-  const std::shared_ptr<Dataset> serial = OpenDataset(idx);
-  const Box sub(Point{5, 3, 2}, Point{33, 20, 11});
-  for (ReadMode mode : {ReadMode::kTwoPhase, ReadMode::kOnePhase}) {
-    ParallelReader reader(MPI_COMM_WORLD, idx, ReadOptions{mode, 0, true});
-    const int maxh = reader.header().maxh();
-    for (const Box& region : {reader.header().box, sub}) {
-      const Box mine = GridCell(region, Point{1, Ranks(), 1}, Rank());
-      for (int level = 0; level <= maxh; ++level) {
-        for (int f = 0; f < 2; ++f) {
-          // A rank's cell may hold no sample of a coarse level; ask only when it does.
-          std::vector<Box> boxes;
-          const bool has = reader.HasSamples(mine, level);
-          bool serial_has = true;
-          try {
-            (void)reader.layout().QueryGrid(mine, LevelRange{0, level});
-          } catch (const Error&) {
-            serial_has = false;
+  // lz4 decodes block 0 whole; raw reads only the part of block 0 a coarse level needs.
+  for (const char* compression : {"lz4", "raw"}) {
+    spec.compression = compression;
+    const std::string idx = dir.File(std::string("levels-") + compression + "/visus.idx");
+    testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+    const std::shared_ptr<Dataset> serial = OpenDataset(idx);
+    const Box sub(Point{5, 3, 2}, Point{33, 20, 11});
+    for (ReadMode mode : {ReadMode::kTwoPhase, ReadMode::kOnePhase}) {
+      ParallelReader reader(MPI_COMM_WORLD, idx, ReadOptions{mode, 0, true});
+      const int maxh = reader.header().maxh();
+      for (const Box& region : {reader.header().box, sub}) {
+        const Box mine = GridCell(region, Point{1, Ranks(), 1}, Rank());
+        for (int level = 0; level <= maxh; ++level) {
+          for (int f = 0; f < 2; ++f) {
+            // A rank's cell may hold no sample of a coarse level; ask only when it does.
+            std::vector<Box> boxes;
+            const bool has = reader.HasSamples(mine, level);
+            bool serial_has = true;
+            try {
+              (void)reader.layout().QueryGrid(mine, LevelRange{0, level});
+            } catch (const Error&) {
+              serial_has = false;
+            }
+            EXPECT_EQ(has, serial_has && !mine.Empty()) << "level " << level << " box " << mine.ToRangesString();
+            if (has) boxes.push_back(mine);
+            // Into poisoned memory: the read must write every sample of the result itself.
+            std::vector<std::vector<uint8_t>> got;
+            std::vector<uint8_t*> out;
+            const DType& dtype = reader.header().fields[static_cast<size_t>(f)].dtype;
+            for (const Box& b : boxes)
+              got.emplace_back(static_cast<size_t>(dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
+            for (std::vector<uint8_t>& g : got) out.push_back(g.data());
+            reader.ReadInto(f, 0, level, boxes, out);
+            if (boxes.empty()) continue;
+            BoxQuery q;
+            q.box = mine;
+            q.level = level;
+            q.field = reader.header().fields[static_cast<size_t>(f)].name;
+            const BoxResult want = serial->Read(q);
+            ASSERT_EQ(got.size(), 1u);
+            EXPECT_EQ(reader.ResultGrid(mine, level), want.grid) << "level " << level;
+            EXPECT_EQ(static_cast<int64_t>(got[0].size()), want.data.ByteSize());
+            EXPECT_TRUE(std::equal(got[0].begin(), got[0].end(), want.data.data()))
+                << "level " << level << " field " << f << " mode " << static_cast<int>(mode) << " box "
+                << mine.ToRangesString();
           }
-          EXPECT_EQ(has, serial_has && !mine.Empty()) << "level " << level << " box " << mine.ToRangesString();
-          if (has) boxes.push_back(mine);
-          // Into poisoned memory: the read must write every sample of the result itself.
-          std::vector<std::vector<uint8_t>> got;
-          std::vector<uint8_t*> out;
-          const DType& dtype = reader.header().fields[static_cast<size_t>(f)].dtype;
-          for (const Box& b : boxes)
-            got.emplace_back(static_cast<size_t>(dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
-          for (std::vector<uint8_t>& g : got) out.push_back(g.data());
-          reader.ReadInto(f, 0, level, boxes, out);
-          if (boxes.empty()) continue;
-          BoxQuery q;
-          q.box = mine;
-          q.level = level;
-          q.field = reader.header().fields[static_cast<size_t>(f)].name;
-          const BoxResult want = serial->Read(q);
-          ASSERT_EQ(got.size(), 1u);
-          EXPECT_EQ(reader.ResultGrid(mine, level), want.grid) << "level " << level;
-          EXPECT_EQ(static_cast<int64_t>(got[0].size()), want.data.ByteSize());
-          EXPECT_TRUE(std::equal(got[0].begin(), got[0].end(), want.data.data()))
-              << "level " << level << " field " << f << " mode " << static_cast<int>(mode) << " box "
-              << mine.ToRangesString();
         }
       }
     }
@@ -315,6 +320,51 @@ TEST(ParallelReader, MissingOrMalformedHeaderGivesTheSameErrorEverywhere) {
     MPI_Allreduce(&n, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&n, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     EXPECT_EQ(lo, hi) << path << ": " << message;
+  }
+}
+
+
+// Blocks nobody wrote (absent entries, or a whole missing file when that is allowed) read back as
+// the field's default value, at every level, in both modes, into poisoned memory.
+TEST(ParallelReader, AbsentBlocksReadAsTheDefaultValue) {
+  ScratchDir dir;
+  const std::string idx = dir.File("sparse/visus.idx");
+  Field field;
+  field.name = "p";
+  field.dtype = DType::Parse("int32");
+  field.default_value = 7;
+  IdxHeader header = MakeHeader(Point{32, 32, 16}, {field}, 1, 8, 4, "raw", idx);
+  header.fields[0].default_value = 7;
+  // Only rank 0 writes, and only a corner: most blocks (and files) stay absent.
+  const Box corner(Point{0, 0, 0}, Point{8, 8, 4});
+  std::vector<int32_t> values(static_cast<size_t>(corner.Size().Product()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(100 + i);
+  {
+    ParallelWriter writer(MPI_COMM_WORLD, idx, header);
+    if (Rank() == 0) writer.Add(0, 0, corner, reinterpret_cast<const uint8_t*>(values.data()));
+    writer.Write();
+  }
+  const std::shared_ptr<Dataset> serial = OpenDataset(idx);
+  const Box mine = GridCell(header.box, Point{1, 1, Ranks()}, Rank());
+  for (ReadMode mode : {ReadMode::kTwoPhase, ReadMode::kOnePhase}) {
+    ParallelReader reader(MPI_COMM_WORLD, idx, ReadOptions{mode, 0, false});
+    for (int level : {header.maxh(), header.maxh() - 3, 2}) {
+      std::vector<Box> boxes;
+      if (reader.HasSamples(mine, level)) boxes.push_back(mine);
+      std::vector<uint8_t> got(boxes.empty() ? 0 : static_cast<size_t>(4 * reader.ResultGrid(mine, level).NumSamples()), 0xA5);
+      reader.ReadInto(0, 0, level, boxes, boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{got.data()});
+      if (boxes.empty()) continue;
+      BoxQuery q;
+      q.box = mine;
+      q.level = level;
+      q.field = "p";
+      const BoxResult want = serial->Read(q);
+      ASSERT_EQ(static_cast<int64_t>(got.size()), want.data.ByteSize());
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), want.data.data())) << "level " << level << " mode " << static_cast<int>(mode);
+      int32_t first_default = 0;
+      std::memcpy(&first_default, got.data() + got.size() - 4, 4);  // the far corner was never written
+      EXPECT_EQ(first_default, 7);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "hzio/codec/codec.h"
 #include "hzio/mpi/block_file_io.h"
+#include "hzio/mpi/box_copy.h"
 #include "hzio/util/error.h"
 
 namespace hzio::mpi {
@@ -80,6 +81,39 @@ void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table
   PermuteWords<uint8_t>(out, in, table, sb);
 }
 
+// Permutes only the samples of levels 0..level of hz-ordered block 0 (its first 2^level hz
+// indices) into their row-major places: they form the block grid's sub-lattice of the level's
+// stride, so the work is proportional to the samples the query needs.
+void PermuteCoarse(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb,
+                   const BlockLayout& layout, int level) {
+  const Grid g = layout.BlockGrid(0);
+  const Point stride = layout.bitmask().CumulativeStride(std::max(level, 0));
+  const int n = g.dims();
+  Point step(n), count(n), row(n);
+  int64_t r = 1;
+  for (int d = 0; d < n; ++d) {
+    step[d] = stride[d] / g.stride[d];
+    count[d] = (g.count[d] + step[d] - 1) / step[d];
+    row[d] = r;
+    r *= g.count[d];
+  }
+  Point k(n);
+  for (;;) {
+    int64_t base = 0;  // row-major index of the sub-lattice row starting at x = 0
+    for (int d = 1; d < n; ++d) base += k[d] * step[d] * row[d];
+    for (int64_t x = 0; x < count[0]; ++x) {
+      const int64_t at = base + x * step[0];
+      std::memcpy(out + at * sb, in + static_cast<int64_t>(table[static_cast<size_t>(at)]) * sb, static_cast<size_t>(sb));
+    }
+    int d = 1;
+    for (; d < n; ++d) {
+      if (++k[d] < count[d]) break;
+      k[d] = 0;
+    }
+    if (d >= n) break;
+  }
+}
+
 // Scratch memory reused across calls, so repeated reads do not pay page faults again; buffers
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
@@ -100,7 +134,7 @@ void TrimScratch() {
 
 BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
                           int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors) {
+                          bool missing_files_are_errors, int max_level) {
   BlockReadStats stats;
   const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
   const int64_t block_bytes = dtype.BytesFor(layout.samples_per_block());
@@ -108,6 +142,10 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
   const int64_t bpf = files.blocks_per_file();
   const int64_t slots = bpf * static_cast<int64_t>(header.fields.size());
   uint8_t* const scratch = Scratch(0, static_cast<size_t>(block_bytes)).data();
+  const std::vector<uint8_t> fill = DefaultSample(header.fields[static_cast<size_t>(field)]);
+  // Block 0 holds levels 0..bpb; a coarser query needs only its first 2^max_level hz samples.
+  const int64_t block0_needed =
+      max_level < layout.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : layout.samples_per_block();
   for (size_t i = 0; i < blocks.size();) {
     const uint64_t first = files.FirstBlockInFile(blocks[i]);
     size_t j = i;
@@ -118,6 +156,7 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(blocks[i]) + " of field '" +
                 header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
+      for (size_t k = i; k < j; ++k) FillSamples(out[k], layout.samples_per_block(), fill);  // §4.9
       i = j;
       continue;
     }
@@ -126,8 +165,15 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
     std::vector<Want> wants;
     uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
     for (size_t k = i; k < j; ++k) {
-      const BlockEntry& e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(blocks[k]))];
-      if (!e.Present()) continue;
+      BlockEntry e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(blocks[k]))];
+      if (!e.Present()) {  // never written: the field's default value (§4.9)
+        FillSamples(out[k], layout.samples_per_block(), fill);
+        continue;
+      }
+      // A raw hz block 0 is read only as far as the query's levels reach.
+      if (blocks[k] == 0 && !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&
+          e.size == static_cast<uint64_t>(block_bytes))
+        e.size = static_cast<uint64_t>(block0_needed * sb);
       wants.push_back(Want{k, e});
       lo = std::min(lo, e.offset);
       hi = std::max(hi, e.offset + e.size);
@@ -160,12 +206,17 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
       Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
       const double t0 = MPI_Wtime();
       const std::vector<uint32_t>& table = layout.RowMajorToHz(layout.BlockLevel(b));
-      if (codec == Codec::kRaw && w.entry.size == static_cast<uint64_t>(block_bytes)) {
-        Permute(dst, payload, table, sb);  // raw hz block: permute straight from the file bytes
-      } else {
+      const bool partial = b == 0 && block0_needed < layout.samples_per_block();
+      const uint8_t* hz_samples = payload;  // raw hz block: permuted straight from the file bytes
+      const int64_t raw_samples = partial ? block0_needed : layout.samples_per_block();
+      if (!(codec == Codec::kRaw && w.entry.size == static_cast<uint64_t>(raw_samples * sb))) {
         Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(block_bytes), where);
-        Permute(dst, scratch, table, sb);
+        hz_samples = scratch;
       }
+      if (partial)
+        PermuteCoarse(dst, hz_samples, table, sb, layout, max_level);
+      else
+        Permute(dst, hz_samples, table, sb);
       stats.layout_seconds += MPI_Wtime() - t0;
     }
     stats.file_bytes += file->bytes_read();

@@ -165,7 +165,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
       Check(!c.Empty(), ErrorCode::kOutOfRange,
             "box " + b.ToRangesString() + " lies outside the dataset box " + header_.box.ToRangesString());
       // No fill: every result sample lies in some block touching the dataset box, and both modes
-      // copy whole planned blocks whose absent parts were filled with default_value (§4.9).
+      // copy it from that block as ReadBlocks left it (decoded, or default_value if absent, §4.9).
       const Grid grid = layout_->QueryGrid(c, LevelRange{0, level});
       for (size_t k = 0; k < fields.size(); ++k) {
         Check(out[k][i] != nullptr, ErrorCode::kInvalidArgument, "no output buffer for box " + b.ToRangesString());
@@ -262,7 +262,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   try {
     if (my_agg >= 0) {
       for (size_t k = 0; k < fields.size(); ++k) {
-        const ReadIntoWindow r = ReadAggregatorRange(plan, my_agg, fields[k], time, window.data() + field_base(my_agg, k));
+        const ReadIntoWindow r =
+            ReadAggregatorRange(plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
         stats_.file_bytes += r.file_bytes;
         stats_.local.hz += r.layout_seconds;
         stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
@@ -359,7 +360,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 }
 
 ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field,
-                                                                   int64_t time, uint8_t* buffer) {
+                                                                   int64_t time, int level, uint8_t* buffer) {
   // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks: whole
   // blocks are decoded in place, the partial first/last ones through a scratch block.
   ReadIntoWindow result;
@@ -372,18 +373,17 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPla
   std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
   std::vector<PooledBuffer> scratch;
   std::vector<uint8_t*> out;
-  const std::vector<uint8_t> fill = DefaultSample(f);
   for (int64_t k = k0; k < k1; ++k) {
     if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
       out.push_back(buffer + (k * bs - span.begin) * sb);
     } else {
-      scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: filled below
+      scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: ReadBlocks writes it
       out.push_back(scratch.back().data());
     }
-    FillSamples(out.back(), bs, fill);
   }
   const BlockFiles files(header_, IdxDir(idx_path_));
-  const BlockReadStats rs = ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors);
+  const BlockReadStats rs =
+      ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors, level);
   for (int64_t k = k0; k < k1; ++k) {
     const uint8_t* src = out[static_cast<size_t>(k - k0)];
     const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
@@ -415,13 +415,12 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       const int64_t sb = f.dtype.SampleBytes();
       const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
       double t0 = MPI_Wtime();
-      PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // filled below
-      FillSamples(buffer.data(), static_cast<int64_t>(blocks.size()) * layout_->samples_per_block(), DefaultSample(f));
+      PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // ReadBlocks writes it
       std::vector<uint8_t*> out;
       for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
       const BlockFiles files(header_, IdxDir(idx_path_));
       const BlockReadStats rs =
-          ReadBlocks(header_, *layout_, files, fields[k], time, blocks, out, options_.missing_files_are_errors);
+          ReadBlocks(header_, *layout_, files, fields[k], time, blocks, out, options_.missing_files_are_errors, level);
       stats_.file_bytes += rs.file_bytes;
       stats_.local.hz += rs.layout_seconds;
       stats_.local.io += MPI_Wtime() - t0 - rs.layout_seconds;

@@ -118,7 +118,8 @@ class ParallelReader {
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   // An aggregator reads and decodes its sample range of one field into `buffer`.
-  ReadIntoWindow ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field, int64_t time, uint8_t* buffer);
+  ReadIntoWindow ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field, int64_t time, int level,
+                                     uint8_t* buffer);
 
   MPI_Comm comm_;
   std::string idx_path_;
