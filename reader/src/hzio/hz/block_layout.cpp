@@ -138,12 +138,34 @@ const std::vector<uint32_t>& BlockLayout::RowMajorToHz(int level) const {
     const int n = dims();
     const uint64_t block = level <= bpb_ ? 0 : uint64_t{1} << (level - bpb_ - 1);
     const Grid g = BlockGrid(block);
-    std::vector<uint32_t> table(static_cast<size_t>(samples_per_block()));
-    for (uint64_t i = 0; i < static_cast<uint64_t>(samples_per_block()); ++i) {
+    const auto row_major = [&](uint64_t i) {  // of in-block index i, from its point
       const Point p = PointFromHz(bitmask_, (block << bpb_) + i);
       int64_t r = 0;
       for (int d = n - 1; d >= 0; --d) r = r * g.count[d] + (p[d] - g.origin[d]) / g.stride[d];
-      table[static_cast<size_t>(r)] = static_cast<uint32_t>(i);
+      return r;
+    };
+    // Within one level, a sample's coordinates are a sum of independent contributions of its hz
+    // bits (§3.1), and so is its row-major index: per level segment [i0, i0 + 2^k), k points
+    // give every bit's contribution and each other index costs one addition (instead of a
+    // deinterleave of maxh bits per sample). Block 0 holds levels 0..bpb: one segment each.
+    std::vector<uint32_t> table(static_cast<size_t>(samples_per_block()));
+    std::vector<int64_t> r;
+    const auto fill_segment = [&](uint64_t i0, int k) {
+      std::vector<int64_t> bit_step(static_cast<size_t>(k));
+      r.assign(size_t{1} << k, 0);
+      r[0] = row_major(i0);
+      for (int b = 0; b < k; ++b) bit_step[static_cast<size_t>(b)] = row_major(i0 + (uint64_t{1} << b)) - r[0];
+      table[static_cast<size_t>(r[0])] = static_cast<uint32_t>(i0);
+      for (uint64_t j = 1; j < (uint64_t{1} << k); ++j) {
+        r[j] = r[j & (j - 1)] + bit_step[static_cast<size_t>(std::countr_zero(j))];
+        table[static_cast<size_t>(r[j])] = static_cast<uint32_t>(i0 + j);
+      }
+    };
+    if (block == 0) {
+      fill_segment(0, 0);  // level 0: hz 0
+      for (int h = 1; h <= bpb_; ++h) fill_segment(uint64_t{1} << (h - 1), h - 1);
+    } else {
+      fill_segment(0, bpb_);
     }
     tables_[slot] = std::move(table);
   });
