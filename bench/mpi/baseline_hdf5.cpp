@@ -64,6 +64,10 @@ void WriteHdf5(const S3dCase& c, const std::string& dir) {
   });
   H5Fclose(file);
   H5Pclose(fapl);
+  if (c.durable) {  // the collective close has returned on every rank: one fsync of the shared file
+    MPI_Barrier(c.comm);
+    if (c.rank == 0) FsyncFile(dir + "/s3d.h5");
+  }
 }
 
 void ReadHdf5(const S3dCase& c, const std::string& dir, std::vector<std::vector<uint8_t>>& out) {

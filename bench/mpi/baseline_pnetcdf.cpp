@@ -46,6 +46,7 @@ void WritePnetcdf(const S3dCase& c, const std::string& dir) {
     Extent(c, c.fields[f].dtype.components(), start, count);
     Ok(ncmpi_put_vara_double_all(nc, vars[f], start, count, reinterpret_cast<const double*>(c.data[f].data())), "put_vara");
   }
+  if (c.durable) Ok(ncmpi_sync(nc), "sync");  // collective; MPI_File_sync underneath
   Ok(ncmpi_close(nc), "close");
 }
 

@@ -42,6 +42,7 @@ void WriteFilePerProcess(const S3dCase& c, const std::string& dir) {
   }
   if (::writev(fd, iov.data(), static_cast<int>(iov.size())) != static_cast<ssize_t>(total))
     throw std::runtime_error("short write " + path);
+  if (c.durable && ::fsync(fd) != 0) throw std::runtime_error("fsync failed: " + path);
   ::close(fd);
 }
 
@@ -74,6 +75,7 @@ void WriteMpiIo(const S3dCase& c, const std::string& dir) {
     MPI_Type_free(&t);
     disp += c.domain.Size().Product() * comps * 8;
   }
+  if (c.durable) MPI_File_sync(fh);  // collective
   MPI_File_close(&fh);
 }
 

@@ -2,7 +2,7 @@
 // parallel HDF5 and PnetCDF, all in one run and interleaved (method order rotated every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
-//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--variants]
+//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants]
 //   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
 #include <mpi.h>
 
@@ -30,7 +30,7 @@ struct Options {
   int reps = 5;
   int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
   int64_t blocks_per_file = 0;  // 0: the header default
-  bool variants = false, levels = false;
+  bool variants = false, levels = false, sync = false;
 };
 
 int64_t g_per_rank = 0;  // for the report lines
@@ -135,7 +135,9 @@ Sample HzioRead(const S3dCase& c, const std::string& dir, hzio::mpi::ReadMode mo
 void RunWrite(const Options& o, const S3dCase& c) {
   struct Method { std::string name; std::function<Sample(const std::string&)> run; };
   std::vector<Method> methods;
-  methods.push_back({"hzio", [&](const std::string& d) { return HzioWrite(c, d, {}); }});
+  hzio::mpi::WriteOptions plain;
+  plain.sync = c.durable;
+  methods.push_back({"hzio", [&](const std::string& d) { return HzioWrite(c, d, plain); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
     methods.push_back({b.name, [&c, b](const std::string& d) { return Sample{Timed(c.comm, [&] { b.write(c, d); }), {}}; }});
   if (o.variants) {
@@ -217,6 +219,7 @@ int main(int argc, char** argv) {
     else if (a == "--blocks-per-file" && i + 1 < argc) o.blocks_per_file = std::stoll(argv[++i]);
     else if (a == "--variants") o.variants = true;
     else if (a == "--levels") o.levels = true;
+    else if (a == "--sync") o.sync = true;
     else o.op = a;
   }
   int status = 0;
@@ -224,10 +227,11 @@ int main(int argc, char** argv) {
     g_per_rank = o.per_rank;
     g_bits_per_block = o.bits_per_block;
     g_blocks_per_file = o.blocks_per_file;
-    const S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
+    S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
+    c.durable = o.sync;
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--variants] [--levels]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;

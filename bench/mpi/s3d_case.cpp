@@ -1,10 +1,23 @@
 #include "s3d_case.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
 #include "hzio/mpi/synthetic.h"
 
 namespace hzio_bench {
+
+void FsyncFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " to fsync it");
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw std::runtime_error("fsync failed: " + path);
+}
 
 int64_t S3dCase::LocalBytes() const {
   int64_t b = 0;

@@ -21,6 +21,7 @@ struct S3dCase {
   hzio::Box mine;                         // this rank's box
   std::vector<hzio::Field> fields;
   std::vector<std::vector<uint8_t>> data; // per field, row-major over `mine`
+  bool durable = false;                   // writes end with their files fsynced (--sync)
 
   int64_t LocalBytes() const;
   int64_t GlobalBytes() const;
@@ -37,6 +38,10 @@ struct Baseline {
 };
 
 std::vector<Baseline> Baselines();
+
+/// For durable writes: fsyncs `path` (a rank's own file, or a shared one from rank 0 once the
+/// collective close has returned everywhere).
+void FsyncFile(const std::string& path);
 
 // Individual baselines (each in its own file).
 void WriteFilePerProcess(const S3dCase&, const std::string& dir);

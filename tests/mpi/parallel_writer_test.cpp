@@ -35,7 +35,9 @@ TEST(ParallelWriter, RegularGridSeveralFieldsAndTimestepsRaw) {
   spec.bits_per_block = 9;
   spec.blocks_per_file = 4;  // many files, so several aggregators write
   const std::string idx = dir.File("regular/visus.idx");
-  const IoStats stats = testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  WriteOptions durable;
+  durable.sync = true;  // every file fsynced before the .idx (the result is the same)
+  const IoStats stats = testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, durable);
   EXPECT_EQ(stats.aggregators, Ranks());
   EXPECT_EQ(stats.data_bytes, 32 * 24 * 16 * (8 + 12 + 1 + 2) * 2);
   EXPECT_GT(stats.file_bytes, stats.data_bytes);  // padding + tables
@@ -131,6 +133,7 @@ TEST(ParallelWriter, AggregatorsSharingOneFileWriteTheSameBytes) {
   spec.compression = "zip";
   WriteOptions three;
   three.aggregators = 3;
+  three.sync = true;  // shared files fsynced by each sharer
   const std::string zip = dir.File("zip/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, zip, spec, DefaultGrid(Ranks(), 3), 2, three);
   ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, zip));

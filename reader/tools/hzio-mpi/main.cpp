@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "  mpiexec -n N hzio-mpi write OUT.idx --dims X,Y,Z [--grid PX,PY,PZ] [--blocks-per-rank K]\n"
     "      [--fields \"pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]\"]\n"
     "      [--timesteps T] [--bitsperblock N] [--blocksperfile N] [--restructure default|expanded|AxBxC]\n"
-    "      [--aggregators K] [--compression raw|zip|lz4] [--json]\n"
+    "      [--aggregators K] [--compression raw|zip|lz4] [--sync] [--json]\n"
     "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H] [--field NAME] [--time T]\n"
     "      [--mode two-phase|one-phase] [--aggregators K] [--verify] [--json]\n";
 

@@ -53,7 +53,7 @@ void CreateParentDirectories(const std::string& path) {
 
 }  // namespace
 
-void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces) {
+void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces, bool sync) {
   CreateParentDirectories(path);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   Check(fd >= 0, ErrorCode::kIo, OsError("cannot create", path));
@@ -68,6 +68,7 @@ void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces
   }
   try {
     WriteVectorAt(fd, iov, 0, path);
+    if (sync) Check(::fsync(fd) == 0, ErrorCode::kIo, OsError("cannot fsync", path));
   } catch (...) {
     ::close(fd);
     throw;
@@ -75,7 +76,7 @@ void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces
   Check(::close(fd) == 0, ErrorCode::kIo, OsError("cannot close", path));
 }
 
-void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size) {
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size, bool sync) {
   CreateParentDirectories(path);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   Check(fd >= 0, ErrorCode::kIo, OsError("cannot open for writing", path));
@@ -95,6 +96,7 @@ void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& piece
     }
     if (final_size >= 0)
       Check(::ftruncate(fd, static_cast<off_t>(final_size)) == 0, ErrorCode::kIo, OsError("cannot set the size of", path));
+    if (sync) Check(::fsync(fd) == 0, ErrorCode::kIo, OsError("cannot fsync", path));
   } catch (...) {
     ::close(fd);
     throw;

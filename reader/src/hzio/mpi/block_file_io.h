@@ -18,9 +18,9 @@ struct ByteSpan {
   int64_t size = 0;
 };
 
-/// Creates the parent directories and writes `pieces` back to back into `path` (truncating it).
-/// Throws kIo naming the path and the OS reason.
-void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces);
+/// Creates the parent directories and writes `pieces` back to back into `path` (truncating it),
+/// then with `sync` fsyncs it. Throws kIo naming the path and the OS reason.
+void WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces, bool sync = false);
 
 /// A byte range to write at an absolute file offset.
 struct PlacedSpan {
@@ -32,7 +32,8 @@ struct PlacedSpan {
 /// several aggregators fill their parts of a shared block file concurrently, in any order. The
 /// writer of the file's last part passes `final_size` (>= 0) to cut what an older, longer file
 /// left behind. Throws kIo naming the path.
-void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size = -1);
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size = -1,
+                   bool sync = false);
 
 /// An open block file: its table, decoded and bounds-checked.
 class BlockFileReader {

@@ -77,7 +77,7 @@ std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& 
 }  // namespace
 
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time) {
+                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time, bool sync) {
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
   // Local failures are carried to the one agreement at the end: a rank that failed writes
@@ -125,7 +125,7 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
       if (p.whole) {
         std::vector<ByteSpan> pieces{ByteSpan{table.data(), table_bytes}};
         pieces.insert(pieces.end(), p.payloads.begin(), p.payloads.end());
-        WriteWholeFile(path, pieces);
+        WriteWholeFile(path, pieces, sync);
         written += table_bytes + p.bytes;
         continue;
       }
@@ -146,7 +146,7 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
         offset += s.size;
       }
       std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
-      WriteIntoFile(path, pieces, p.slots.end == file_slots ? offset : -1);
+      WriteIntoFile(path, pieces, p.slots.end == file_slots ? offset : -1, sync);
       written += p.bytes + (p.slots.begin == 0 ? table_bytes : 0);
     }
   } catch (...) {

@@ -21,8 +21,9 @@
 namespace hzio::mpi {
 
 /// Collective over `comm`: every rank calls it; aggregators (`agg` >= 0) encode `buffer` (their
-/// FileAggregation buffer) and write. Returns the bytes this rank wrote. Errors are agreed.
+/// FileAggregation buffer) and write, with `sync` each file reaches the disk before the
+/// agreement. Returns the bytes this rank wrote. Errors are agreed.
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time);
+                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time, bool sync);
 
 }  // namespace hzio::mpi

@@ -292,7 +292,7 @@ IoStats ParallelWriter::Write() {
 
     // I/O: aggregators encode and write their files (or parts of shared files).
     t0 = MPI_Wtime();
-    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, agg_buffer, time);
+    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, agg_buffer, time, options_.sync);
     stats.local.io += MPI_Wtime() - t0;
   }
 
@@ -301,7 +301,7 @@ IoStats ParallelWriter::Write() {
   std::exception_ptr idx_error;
   if (rank == 0) {
     try {
-      WriteFileAtomically(idx_path_, text);
+      WriteFileAtomically(idx_path_, text, options_.sync);
     } catch (...) {
       idx_error = std::current_exception();
     }

@@ -27,6 +27,8 @@ struct WriteOptions {
   RestructureSpec restructure;
   int64_t aggregators = 0;  // 0 = one per rank; never more than ranks or files per timestep
   bool overwrite = false;   // replace a dataset already at the path (its .idx is removed first)
+  bool sync = false;        // fsync every block file before the .idx is written, and the .idx:
+                            // a crash then never leaves an .idx whose data was lost (checkpoints)
 };
 
 class ParallelWriter {
