@@ -58,34 +58,36 @@ namespace {
 
 // out[r] = in[table[r]] for samples of `sb` bytes; typed copies for the common sizes.
 template <class Word>
-void PermuteWords(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t words) {
+void PermuteWords(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t words, Span rows) {
   Word* o = reinterpret_cast<Word*>(out);
   const Word* i = reinterpret_cast<const Word*>(in);
-  const size_t n = table.size();
+  const uint32_t* t = table.data() + rows.begin;
+  const int64_t n = rows.size();
   if (words == 1) {
-    for (size_t r = 0; r < n; ++r) std::memcpy(o + r, i + table[r], sizeof(Word));
+    for (int64_t r = 0; r < n; ++r) std::memcpy(o + r, i + t[r], sizeof(Word));
     return;
   }
   // Vector samples: a word loop (a memcpy call of a variable size per sample cost more).
-  for (size_t r = 0; r < n; ++r) {
-    Word* dst = o + static_cast<int64_t>(r) * words;
-    const Word* src = i + static_cast<int64_t>(table[r]) * words;
+  for (int64_t r = 0; r < n; ++r) {
+    Word* dst = o + r * words;
+    const Word* src = i + static_cast<int64_t>(t[r]) * words;
     for (int64_t w = 0; w < words; ++w) std::memcpy(dst + w, src + w, sizeof(Word));
   }
 }
 
-void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb) {
-  if (sb % 8 == 0) return PermuteWords<uint64_t>(out, in, table, sb / 8);
-  if (sb % 4 == 0) return PermuteWords<uint32_t>(out, in, table, sb / 4);
-  if (sb % 2 == 0) return PermuteWords<uint16_t>(out, in, table, sb / 2);
-  PermuteWords<uint8_t>(out, in, table, sb);
+// out[r - rows.begin] = in[table[r]] for the row-major indices r of `rows`.
+void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb, Span rows) {
+  if (sb % 8 == 0) return PermuteWords<uint64_t>(out, in, table, sb / 8, rows);
+  if (sb % 4 == 0) return PermuteWords<uint32_t>(out, in, table, sb / 4, rows);
+  if (sb % 2 == 0) return PermuteWords<uint16_t>(out, in, table, sb / 2, rows);
+  PermuteWords<uint8_t>(out, in, table, sb, rows);
 }
 
 // Permutes only the samples of levels 0..level of hz-ordered block 0 (its first 2^level hz
-// indices) into their row-major places: they form the block grid's sub-lattice of the level's
-// stride, so the work is proportional to the samples the query needs.
+// indices) into their row-major places within `rows`: they form the block grid's sub-lattice of
+// the level's stride, so the work is proportional to the samples the query needs.
 void PermuteCoarse(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb,
-                   const BlockLayout& layout, int level) {
+                   const BlockLayout& layout, int level, Span rows) {
   const Grid g = layout.BlockGrid(0);
   const Point stride = layout.bitmask().CumulativeStride(std::max(level, 0));
   const int n = g.dims();
@@ -101,9 +103,13 @@ void PermuteCoarse(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>&
   for (;;) {
     int64_t base = 0;  // row-major index of the sub-lattice row starting at x = 0
     for (int d = 1; d < n; ++d) base += k[d] * step[d] * row[d];
-    for (int64_t x = 0; x < count[0]; ++x) {
-      const int64_t at = base + x * step[0];
-      std::memcpy(out + at * sb, in + static_cast<int64_t>(table[static_cast<size_t>(at)]) * sb, static_cast<size_t>(sb));
+    if (base + g.count[0] > rows.begin && base < rows.end) {  // this grid row meets the wanted rows
+      for (int64_t x = 0; x < count[0]; ++x) {
+        const int64_t at = base + x * step[0];
+        if (at < rows.begin || at >= rows.end) continue;
+        std::memcpy(out + (at - rows.begin) * sb, in + static_cast<int64_t>(table[static_cast<size_t>(at)]) * sb,
+                    static_cast<size_t>(sb));
+      }
     }
     int d = 1;
     for (; d < n; ++d) {
@@ -134,7 +140,7 @@ void TrimScratch() {
 
 BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
                           int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors, int max_level) {
+                          bool missing_files_are_errors, int max_level, const std::vector<Span>* rows) {
   BlockReadStats stats;
   const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
   const int64_t block_bytes = dtype.BytesFor(layout.samples_per_block());
@@ -146,6 +152,7 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
   // Block 0 holds levels 0..bpb; a coarser query needs only its first 2^max_level hz samples.
   const int64_t block0_needed =
       max_level < layout.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : layout.samples_per_block();
+  const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, layout.samples_per_block()}; };
   for (size_t i = 0; i < blocks.size();) {
     const uint64_t first = files.FirstBlockInFile(blocks[i]);
     size_t j = i;
@@ -156,7 +163,7 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(blocks[i]) + " of field '" +
                 header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
-      for (size_t k = i; k < j; ++k) FillSamples(out[k], layout.samples_per_block(), fill);  // §4.9
+      for (size_t k = i; k < j; ++k) FillSamples(out[k], wanted(k).size(), fill);  // §4.9
       i = j;
       continue;
     }
@@ -167,7 +174,7 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
     for (size_t k = i; k < j; ++k) {
       BlockEntry e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(blocks[k]))];
       if (!e.Present()) {  // never written: the field's default value (§4.9)
-        FillSamples(out[k], layout.samples_per_block(), fill);
+        FillSamples(out[k], wanted(k).size(), fill);
         continue;
       }
       // A raw hz block 0 is read only as far as the query's levels reach.
@@ -199,8 +206,14 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
       }
       const Codec codec = CodecFromCode(w.entry.codec_code(), where);
       uint8_t* dst = out[w.index];
+      const Span want = wanted(w.index);
       if (w.entry.row_major()) {
-        Decode(codec, payload, w.entry.size, dst, static_cast<size_t>(block_bytes), where);
+        if (want.size() == layout.samples_per_block()) {
+          Decode(codec, payload, w.entry.size, dst, static_cast<size_t>(block_bytes), where);
+        } else {
+          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(block_bytes), where);
+          std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
+        }
         continue;
       }
       Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
@@ -214,9 +227,9 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
         hz_samples = scratch;
       }
       if (partial)
-        PermuteCoarse(dst, hz_samples, table, sb, layout, max_level);
+        PermuteCoarse(dst, hz_samples, table, sb, layout, max_level, want);
       else
-        Permute(dst, hz_samples, table, sb);
+        Permute(dst, hz_samples, table, sb, want);
       stats.layout_seconds += MPI_Wtime() - t0;
     }
     stats.file_bytes += file->bytes_read();

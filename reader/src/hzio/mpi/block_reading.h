@@ -11,6 +11,7 @@
 
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
+#include "hzio/mpi/aggregation.h"
 
 namespace hzio::mpi {
 
@@ -20,15 +21,17 @@ struct BlockReadStats {
 };
 
 /// Reads `blocks` (ascending) of `field` at `time`; block i is decoded into `out[i]` (room for
-/// 2^bpb samples, uninitialised); absent blocks (missing file, empty entry) are filled with the
-/// field's default value (idx-format.md §4.9). With
+/// 2^bpb samples, uninitialised) — or, with `rows`, only its row-major samples [rows[i].begin,
+/// rows[i].end), stored from out[i] on (an aggregator's range cuts its first and last block);
+/// absent blocks (missing file, empty entry) are filled with the field's default value
+/// (idx-format.md §4.9). With
 /// `missing_files_are_errors`, a file that should hold one of the blocks but does not exist is an
 /// error (kNotFound naming the file); a corrupt table or payload is always kCorrupt naming it.
 /// Only samples of levels 0..max_level are needed: of block 0 (levels 0..bpb) just those are
 /// read (raw) and placed; the rest of its grid is left as it was.
 BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
                           int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors, int max_level);
+                          bool missing_files_are_errors, int max_level, const std::vector<Span>* rows = nullptr);
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
 /// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each.

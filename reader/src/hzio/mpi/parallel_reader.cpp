@@ -361,35 +361,24 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 
 ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field,
                                                                    int64_t time, int level, uint8_t* buffer) {
-  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks: whole
-  // blocks are decoded in place, the partial first/last ones through a scratch block.
+  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, decoded
+  // straight into place: of a block the range cuts, only the rows inside it.
   ReadIntoWindow result;
   const Span span = plan.Range(agg);
   if (span.size() == 0) return result;
-  const Field& f = header_.fields[static_cast<size_t>(field)];
-  const int64_t sb = f.dtype.SampleBytes(), bs = plan.block_samples;
-  const int64_t block_bytes = f.dtype.BytesFor(bs);
+  const int64_t sb = header_.fields[static_cast<size_t>(field)].dtype.SampleBytes(), bs = plan.block_samples;
   const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
   std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
-  std::vector<PooledBuffer> scratch;
   std::vector<uint8_t*> out;
+  std::vector<Span> rows;
   for (int64_t k = k0; k < k1; ++k) {
-    if (k * bs >= span.begin && (k + 1) * bs <= span.end) {
-      out.push_back(buffer + (k * bs - span.begin) * sb);
-    } else {
-      scratch.emplace_back(static_cast<size_t>(block_bytes));  // uninitialised: ReadBlocks writes it
-      out.push_back(scratch.back().data());
-    }
+    const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
+    out.push_back(buffer + (from - span.begin) * sb);
+    rows.push_back(Span{from - k * bs, to - k * bs});
   }
   const BlockFiles files(header_, IdxDir(idx_path_));
   const BlockReadStats rs =
-      ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors, level);
-  for (int64_t k = k0; k < k1; ++k) {
-    const uint8_t* src = out[static_cast<size_t>(k - k0)];
-    const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
-    if (src != buffer + (k * bs - span.begin) * sb)
-      std::memcpy(buffer + (from - span.begin) * sb, src + (from - k * bs) * sb, static_cast<size_t>((to - from) * sb));
-  }
+      ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
   result.file_bytes = rs.file_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;
