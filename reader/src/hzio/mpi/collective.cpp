@@ -72,30 +72,6 @@ std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std
   throw Error(static_cast<ErrorCode>(header[0]), "rank " + std::to_string(speaker) + ": " + message);
 }
 
-double AllMax(MPI_Comm comm, double value) {
-  double out = 0;
-  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(max)");
-  return out;
-}
-
-int64_t AllSum(MPI_Comm comm, int64_t value) {
-  int64_t out = 0;
-  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce(sum)");
-  return out;
-}
-
-int64_t AllMax(MPI_Comm comm, int64_t value) {
-  int64_t out = 0;
-  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce(max)");
-  return out;
-}
-
-int64_t AllMin(MPI_Comm comm, int64_t value) {
-  int64_t out = 0;
-  MpiCheck(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(min)");
-  return out;
-}
-
 void IsendBytes(const uint8_t* data, int64_t size, int dest, int base_tag, MPI_Comm comm,
                 std::vector<MPI_Request>& requests) {
   for (int64_t at = 0, tag = base_tag; at < size; at += kMaxTransferBytes, ++tag) {

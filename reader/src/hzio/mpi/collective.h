@@ -47,11 +47,6 @@ void Collectively(MPI_Comm comm, Work&& work) {
 int CommRank(MPI_Comm comm);
 int CommSize(MPI_Comm comm);
 
-/// Max over ranks of a local double (timings).
-double AllMax(MPI_Comm comm, double value);
-int64_t AllSum(MPI_Comm comm, int64_t value);
-int64_t AllMax(MPI_Comm comm, int64_t value);
-int64_t AllMin(MPI_Comm comm, int64_t value);
 
 /// Chunk size for byte transfers: every message or RMA call moves at most this many bytes.
 inline constexpr int64_t kMaxTransferBytes = int64_t{1} << 30;
