@@ -42,6 +42,15 @@ bool AllRanks(bool ok, MPI_Comm comm) {
   return all == 1;
 }
 
+bool SameOnAllRanks(const std::string& text, MPI_Comm comm) {
+  int64_t size = static_cast<int64_t>(text.size());
+  MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm);
+  std::string root(static_cast<size_t>(size), '\0');
+  if (CommRank(comm) == 0) root = text;
+  MPI_Bcast(root.data(), static_cast<int>(size), MPI_CHAR, 0, comm);
+  return AllRanks(root == text, comm);
+}
+
 MPI_Comm FirstRanks(MPI_Comm comm, int n) {
   MPI_Comm sub;
   const int rank = CommRank(comm);

@@ -30,6 +30,10 @@ class ScratchDir {
 /// True on every rank iff `ok` holds on every rank of `comm`.
 bool AllRanks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);
 
+/// True on every rank iff every rank of `comm` holds the same `text` as rank 0 (collective error
+/// messages).
+bool SameOnAllRanks(const std::string& text, MPI_Comm comm = MPI_COMM_WORLD);
+
 /// A synthetic dataset description (design.md §4 data).
 struct SyntheticSpec {
   Point dims;
