@@ -88,6 +88,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   MpiCheck(MPI_Bcast(text.data(), CheckedInt(n, "header size"), MPI_CHAR, 0, comm_), "MPI_Bcast(header)");
   header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
+  files_ = std::make_unique<BlockFiles>(header_, IdxDir(idx_path_));
 }
 
 bool ParallelReader::HasSamples(const Box& box, int level) const {
@@ -376,9 +377,8 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPla
     out.push_back(buffer + (from - span.begin) * sb);
     rows.push_back(Span{from - k * bs, to - k * bs});
   }
-  const BlockFiles files(header_, IdxDir(idx_path_));
   const BlockReadStats rs =
-      ReadBlocks(header_, *layout_, files, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
+      ReadBlocks(header_, *layout_, *files_, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
   result.file_bytes = rs.file_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;
@@ -407,9 +407,8 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // ReadBlocks writes it
       std::vector<uint8_t*> out;
       for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
-      const BlockFiles files(header_, IdxDir(idx_path_));
       const BlockReadStats rs =
-          ReadBlocks(header_, *layout_, files, fields[k], time, blocks, out, options_.missing_files_are_errors, level);
+          ReadBlocks(header_, *layout_, *files_, fields[k], time, blocks, out, options_.missing_files_are_errors, level);
       stats_.file_bytes += rs.file_bytes;
       stats_.local.hz += rs.layout_seconds;
       stats_.local.io += MPI_Wtime() - t0 - rs.layout_seconds;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation.h"
@@ -126,6 +127,7 @@ class ParallelReader {
   ReadOptions options_;
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
+  std::unique_ptr<BlockFiles> files_;  // block -> file path, from the header (made once)
   IoStats stats_;
   // The aggregators' window, kept between reads and regrown collectively when a read needs more
   // (every rank derives the same size from the global plan, so the decision is the same everywhere).
