@@ -105,7 +105,7 @@ Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::Writ
 
 // Reads every field of this rank's box into preallocated memory (like a restart into the
 // simulation's arrays, and like the baselines, whose buffers are also allocated before timing).
-Sample HzioRead(const S3dCase& c, const std::string& dir, hzio::mpi::ReadMode mode, int level,
+Sample HzioRead(const S3dCase& c, const std::string& dir, const hzio::mpi::ReadOptions& options, int level,
                 std::vector<std::vector<uint8_t>>* out, int64_t* bytes) {
   std::vector<std::vector<uint8_t>> scratch;
   if (!out) {
@@ -117,7 +117,7 @@ Sample HzioRead(const S3dCase& c, const std::string& dir, hzio::mpi::ReadMode mo
   Sample s;
   int64_t total = 0;
   s.seconds = Timed(c.comm, [&] {
-    hzio::mpi::ParallelReader r(c.comm, dir + "/visus.idx", hzio::mpi::ReadOptions{mode, 0, true});
+    hzio::mpi::ParallelReader r(c.comm, dir + "/visus.idx", options);
     std::vector<int> fields;
     std::vector<std::vector<uint8_t*>> outs;
     for (size_t f = 0; f < c.fields.size(); ++f) {
@@ -138,6 +138,11 @@ void RunWrite(const Options& o, const S3dCase& c) {
   hzio::mpi::WriteOptions plain;
   plain.sync = c.durable;
   methods.push_back({"hzio", [&](const std::string& d) { return HzioWrite(c, d, plain); }});
+  // The same with MPI_Win_create windows: every transfer to another rank's aggregator is a put,
+  // as between nodes (the default stores straight into aggregators on the same node).
+  hzio::mpi::WriteOptions rma = plain;
+  rma.windows = hzio::mpi::WindowKind::kRma;
+  methods.push_back({"hzio rma-windows", [&](const std::string& d) { return HzioWrite(c, d, rma); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
     methods.push_back({b.name, [&c, b](const std::string& d) { return Sample{Timed(c.comm, [&] { b.write(c, d); }), {}}; }});
   if (o.variants) {
@@ -171,8 +176,18 @@ void RunRead(const Options& o, const S3dCase& c) {
   HzioWrite(c, hz, {});
   struct Method { std::string name; std::function<Sample(std::vector<std::vector<uint8_t>>*)> run; };
   std::vector<Method> methods;
-  methods.push_back({"hzio two-phase", [&](auto* out) { return HzioRead(c, hz, hzio::mpi::ReadMode::kTwoPhase, -1, out, nullptr); }});
-  methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, hzio::mpi::ReadMode::kOnePhase, -1, out, nullptr); }});
+  const auto options = [](hzio::mpi::ReadMode mode, hzio::mpi::WindowKind windows) {
+    hzio::mpi::ReadOptions o;
+    o.mode = mode;
+    o.windows = windows;
+    return o;
+  };
+  const hzio::mpi::ReadOptions two_phase = options(hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::WindowKind::kNodeShared);
+  const hzio::mpi::ReadOptions two_phase_rma = options(hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::WindowKind::kRma);
+  const hzio::mpi::ReadOptions one_phase = options(hzio::mpi::ReadMode::kOnePhase, hzio::mpi::WindowKind::kNodeShared);
+  methods.push_back({"hzio two-phase", [&](auto* out) { return HzioRead(c, hz, two_phase, -1, out, nullptr); }});
+  methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
+  methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines()) {
     const std::string dir = o.dir + "/r-" + b.name;
     FreshDir(c.comm, dir);
@@ -195,11 +210,11 @@ void RunRead(const Options& o, const S3dCase& c) {
   const hzio::mpi::ParallelReader probe(c.comm, hz + "/visus.idx");
   const int maxh = probe.header().maxh();
   for (int k = 0; k <= 9 && k <= maxh; ++k) {
-    for (hzio::mpi::ReadMode mode : {hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::ReadMode::kOnePhase}) {
+    for (const hzio::mpi::ReadOptions& mode : {two_phase, one_phase}) {
       std::vector<Sample> s;
       int64_t level_bytes = 0;
       for (int rep = 0; rep < o.reps; ++rep) s.push_back(HzioRead(c, hz, mode, maxh - k, nullptr, &level_bytes));
-      Report(c, "read-level", std::string("hzio ") + (mode == hzio::mpi::ReadMode::kTwoPhase ? "two-phase" : "one-phase"),
+      Report(c, "read-level", std::string("hzio ") + (mode.mode == hzio::mpi::ReadMode::kTwoPhase ? "two-phase" : "one-phase"),
              level_bytes, s, ",\"level\":" + std::to_string(maxh - k) + ",\"fraction\":\"1/" + std::to_string(1 << k) + "\"");
     }
   }

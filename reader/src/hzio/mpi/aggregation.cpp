@@ -1,9 +1,6 @@
 #include "hzio/mpi/aggregation.h"
 
 #include <algorithm>
-#include <utility>
-
-#include "hzio/mpi/collective.h"
 
 namespace hzio::mpi {
 
@@ -36,33 +33,6 @@ int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks) {
   const int64_t i = static_cast<int64_t>((static_cast<Wide>(rank) * aggregators + ranks - 1) / ranks);
   if (i < aggregators && AggregatorRank(i, aggregators, ranks) == rank) return i;
   return -1;
-}
-
-RmaWindow::RmaWindow(MPI_Comm comm, PooledBuffer memory)
-    : memory_(std::move(memory)), base_(memory_.data()), bytes_(static_cast<int64_t>(memory_.size())) {
-  MpiCheck(MPI_Win_create(base_, static_cast<MPI_Aint>(bytes_), 1, MPI_INFO_NULL, comm, &win_), "MPI_Win_create");
-}
-
-RmaWindow::~RmaWindow() {
-  if (win_ != MPI_WIN_NULL) MPI_Win_free(&win_);
-}
-
-void RmaWindow::Fence(int assert_flags) { MpiCheck(MPI_Win_fence(assert_flags, win_), "MPI_Win_fence"); }
-
-void RmaWindow::Put(const uint8_t* src, int64_t bytes, int target, int64_t displacement) {
-  for (int64_t at = 0; at < bytes; at += kMaxTransferBytes) {
-    const int n = CheckedInt(std::min(kMaxTransferBytes, bytes - at), "put size");
-    MpiCheck(MPI_Put(src + at, n, MPI_BYTE, target, static_cast<MPI_Aint>(displacement + at), n, MPI_BYTE, win_),
-             "MPI_Put");
-  }
-}
-
-void RmaWindow::Get(uint8_t* dst, int64_t bytes, int target, int64_t displacement) {
-  for (int64_t at = 0; at < bytes; at += kMaxTransferBytes) {
-    const int n = CheckedInt(std::min(kMaxTransferBytes, bytes - at), "get size");
-    MpiCheck(MPI_Get(dst + at, n, MPI_BYTE, target, static_cast<MPI_Aint>(displacement + at), n, MPI_BYTE, win_),
-             "MPI_Get");
-  }
 }
 
 }  // namespace hzio::mpi

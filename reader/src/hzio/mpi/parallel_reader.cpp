@@ -248,15 +248,10 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   double t0 = MPI_Wtime();
   int64_t need = 0;
   for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, field_base(a, fields.size()));
-  if (!window_ || need > window_bytes_ || plan.aggregators != window_aggregators_) {
-    window_.reset();
-    PooledBuffer memory;
-    Collectively(comm_, [&] { memory = PooledBuffer(static_cast<size_t>(my_agg >= 0 ? need : 0)); });  // nobody left in MPI_Win_create
-    window_ = std::make_unique<RmaWindow>(comm_, std::move(memory));
-    window_bytes_ = need;
-    window_aggregators_ = plan.aggregators;
-  }
-  RmaWindow& window = *window_;
+  // The window is the communicator's (cached, regrown collectively when a read needs more): every
+  // rank derives the same size from the global plan, so the decision is the same everywhere.
+  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, need, options_.windows);
+  AggregationWindow& window = *shared_window;
   // A failed read is agreed on together with the gets below (one agreement instead of two): the
   // opening fence already orders the aggregators' reads before anyone's gets.
   std::exception_ptr error;
@@ -275,17 +270,20 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   }
   stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
 
-  // Every rank fetches the slabs (of a block's slowest axis) that hold its samples, one
-  // contiguous get per (field, box, block, holding aggregator) into one pooled arena, then places
-  // the samples into its result boxes. Contiguous gets, because the window is the rdma
-  // component's (see RmaWindow): with strided datatypes it moved one row per transfer, 80x slower
-  // on a 128 MiB read here. A get covers whole slabs, so it may carry a few samples outside the box.
+  // Every rank fetches the slabs (of a block's slowest axis) that hold its samples: one
+  // contiguous range per (field, box, block, holding aggregator). A range this rank can load
+  // directly (its own aggregator's, or one on this node with a node-shared window) is placed
+  // straight from there inside the epoch; the others are got into one pooled arena and placed
+  // after it. Contiguous gets, because Open MPI's rdma component moves strided datatypes one row
+  // per transfer (80x slower on a 128 MiB read here). A range covers whole slabs, so it may carry
+  // a few samples outside the box.
   struct Fetch {
     size_t field, box;
     AxisCopy plan[kMaxDims];  // from the fetched slabs to the result grid
     Point count;              // the fetched slabs' grid
     int target;
     int64_t displacement, bytes, at;
+    const uint8_t* direct;  // the range itself when this rank can load it, else null
   };
   t0 = MPI_Wtime();
   std::vector<Fetch> fetches;
@@ -310,7 +308,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
               const int64_t agg = owner(m0);
               int64_t m1 = m0 + 1;
               while (m1 < whole.count && owner(m1) == agg) ++m1;
-              Fetch f{k, bi, {}, g.count, AggregatorRank(agg, plan.aggregators, ranks), 0, 0, arena_bytes};
+              const int target = AggregatorRank(agg, plan.aggregators, ranks);
+              Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
               std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
               const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
               f.count[outer] = last - first + 1;
@@ -319,7 +318,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
               f.plan[outer].count = m1 - m0;
               f.displacement = field_base(agg, k) + (index * bs + first * slab - plan.Range(agg).begin) * sb;
               f.bytes = f.count[outer] * slab * sb;
-              if (f.target != rank) arena_bytes += f.bytes;  // this rank's own window is read in place
+              if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
+              else arena_bytes += f.bytes;
               fetches.push_back(f);
               m0 = m1;
             }
@@ -338,25 +338,33 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       error = std::current_exception();  // still take part in the fences below
     }
   }
-  window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: no earlier RMA call to complete
+  window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: every aggregator's part is decoded
   if (!error) {
     try {
       for (const Fetch& f : fetches)
-        if (f.target != rank) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
+        if (!f.direct) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
     } catch (...) {
       error = std::current_exception();
     }
   }
-  window.Fence(MPI_MODE_NOSUCCEED);  // closes it: no RMA call follows before the next fence
-  stats_.local.aggregate += MPI_Wtime() - t0;
+  const auto place = [&](const Fetch& f, const uint8_t* src) {
+    CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, dims,
+                sample_bytes[f.field]);
+  };
+  double placing = 0;
+  if (!error) {  // before the closing fence: an aggregator may reuse its part right after it
+    const double t1 = MPI_Wtime();
+    for (const Fetch& f : fetches)
+      if (f.direct) place(f, f.direct);
+    placing += MPI_Wtime() - t1;
+  }
+  window.Fence(MPI_MODE_NOSUCCEED);  // closes it: every get is complete
+  stats_.local.aggregate += MPI_Wtime() - t0 - placing;
   t0 = MPI_Wtime();
   if (!error)
-    for (const Fetch& f : fetches) {
-      const uint8_t* src = f.target == rank ? window.data() + f.displacement : arena.data() + f.at;
-      CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, dims,
-                  sample_bytes[f.field]);
-    }
-  stats_.local.restructure += MPI_Wtime() - t0;
+    for (const Fetch& f : fetches)
+      if (!f.direct) place(f, arena.data() + f.at);
+  stats_.local.restructure += MPI_Wtime() - t0 + placing;
   return error;
 }
 

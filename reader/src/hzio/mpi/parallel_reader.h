@@ -24,6 +24,7 @@
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation.h"
+#include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/stats.h"
 
 namespace hzio::mpi {
@@ -34,6 +35,7 @@ struct ReadOptions {
   ReadMode mode = ReadMode::kTwoPhase;
   int64_t aggregators = 0;              // 0 = one per rank (clamped to ranks and blocks)
   bool missing_files_are_errors = true; // a file that should hold requested blocks must exist
+  WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
@@ -73,8 +75,7 @@ ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, i
 class ParallelReader {
  public:
   /// Collective: rank 0 reads the .idx and broadcasts it; every rank parses the same text. A
-  /// missing or malformed header raises the same Error everywhere. The reader keeps its
-  /// aggregation window between reads, so it must also be destroyed on every rank of `comm`.
+  /// missing or malformed header raises the same Error everywhere.
   ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options = {});
 
   const IdxHeader& header() const { return header_; }
@@ -129,11 +130,6 @@ class ParallelReader {
   std::shared_ptr<BlockLayout> layout_;
   std::unique_ptr<BlockFiles> files_;  // block -> file path, from the header (made once)
   IoStats stats_;
-  // The aggregators' window, kept between reads and regrown collectively when a read needs more
-  // (every rank derives the same size from the global plan, so the decision is the same everywhere).
-  std::unique_ptr<RmaWindow> window_;
-  int64_t window_bytes_ = 0;        // per aggregator
-  int64_t window_aggregators_ = 0;  // the aggregator ranks it was made for
 };
 
 }  // namespace hzio::mpi

@@ -7,6 +7,7 @@
 #include "hzio/access/dataset_writer.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
+#include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/box_copy.h"
 #include "hzio/mpi/collective.h"
@@ -55,7 +56,7 @@ class PutStaging {
     }
     return at;
   }
-  void PutAll(RmaWindow& window) const {
+  void PutAll(AggregationWindow& window) const {
     for (const Run& r : runs_) window.Put(r.data, r.bytes, r.target, r.displacement);
   }
 
@@ -139,7 +140,6 @@ IoStats ParallelWriter::Write() {
   // Local checks and the aggregator buffer, then ONE agreement that also carries the header's
   // hash (equal everywhere?), the largest box extent and which timesteps anyone registered.
   int64_t local_data_bytes = 0;
-  PooledBuffer agg_memory;
   Point extent(dims);
   std::vector<int64_t> registered_flags(time_flags ? declared.size() : 0, 0);
   std::exception_ptr input_error;
@@ -161,7 +161,6 @@ IoStats ParallelWriter::Write() {
         if (at != declared.end() && *at == r.time) registered_flags[static_cast<size_t>(at - declared.begin())] = 1;
       }
     }
-    agg_memory = PooledBuffer(static_cast<size_t>(my_agg >= 0 ? plan.BufferBytes(my_agg) : 0));
   } catch (...) {
     input_error = std::current_exception();
   }
@@ -205,8 +204,16 @@ IoStats ParallelWriter::Write() {
     touched.p2[d] = (touched.p2[d] + st - 1) / st * st;
   }
 
-  RmaWindow window(comm_, std::move(agg_memory));
+  // The aggregators' memory: every rank's part sized for the largest aggregator buffer.
+  int64_t window_bytes = 0;
+  for (int64_t a = 0; a < plan.aggregators(); ++a) window_bytes = std::max(window_bytes, plan.BufferBytes(a));
+  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, window_bytes, options_.windows);
+  AggregationWindow& window = *shared_window;
   uint8_t* const agg_buffer = window.data();
+  // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
+  // node in a node-shared window), else null: its runs are staged and put.
+  std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
+  for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
   int64_t aggregator_bytes = 0;
 
   for (const int64_t time : times) {
@@ -234,11 +241,14 @@ IoStats ParallelWriter::Write() {
                       layout.samples_per_block(), fills[static_cast<size_t>(f)]);
       }
     }
+    // The opening fence: every aggregator's buffer is filled before anyone stores into it.
+    window.Fence(MPI_MODE_NOPRECEDE);
     stats.local.aggregate += MPI_Wtime() - t0;
 
-    // Phase 2: HZ encoding, cell by cell and field by field, straight into this rank's aggregator
-    // buffer where the run belongs to it, else into staging for a put. A failure here is agreed
-    // on together with the puts (the failing rank puts nothing but still takes part in the fences).
+    // Phase 2: HZ encoding, cell by cell and field by field, straight into the aggregator's buffer
+    // where this rank can store to it (its own; any on this node with a node-shared window), else
+    // into staging for a put. A failure here is agreed on together with the puts (the failing
+    // rank stores and puts nothing more but still takes part in the fences).
     t0 = MPI_Wtime();
     PutStaging staging;
     std::exception_ptr error;
@@ -261,9 +271,8 @@ IoStats ParallelWriter::Write() {
             const uint64_t end_hz = static_cast<uint64_t>(blocks.end) << bpb;
             const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
             const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
-            const int target = plan.Rank(agg);
-            if (target == rank) return RunDestination{agg_buffer + displacement, n};
-            return RunDestination{staging.Add(target, displacement, n * sb), n};
+            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunDestination{to + displacement, n};
+            return RunDestination{staging.Add(plan.Rank(agg), displacement, n * sb), n};
           });
           rb.Release(f);  // the cell copy is no longer needed
         }
@@ -274,9 +283,8 @@ IoStats ParallelWriter::Write() {
     cells.clear();
     stats.local.hz += MPI_Wtime() - t0;
 
-    // Phase 3: one-sided puts of the staged runs into the other aggregators' buffers.
+    // Phase 3: one-sided puts of the staged runs into the buffers of aggregators on other nodes.
     t0 = MPI_Wtime();
-    window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: no earlier RMA call to complete
     if (!error) {
       try {
         staging.PutAll(window);
@@ -284,7 +292,7 @@ IoStats ParallelWriter::Write() {
         error = std::current_exception();
       }
     }
-    window.Fence(MPI_MODE_NOSUCCEED);  // closes it: no RMA call follows before the next fence
+    window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
     if (prepare_error && !error) error = prepare_error;
     prepare_error = nullptr;
     Agree(comm_, error);

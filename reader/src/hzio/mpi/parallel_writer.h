@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hzio/format/idx_header.h"
+#include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/imposed_grid.h"
 #include "hzio/mpi/restructure.h"
 #include "hzio/mpi/stats.h"
@@ -29,6 +30,7 @@ struct WriteOptions {
   bool overwrite = false;   // replace a dataset already at the path (its .idx is removed first)
   bool sync = false;        // fsync every block file before the .idx is written, and the .idx:
                             // a crash then never leaves an .idx whose data was lost (checkpoints)
+  WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
 };
 
 class ParallelWriter {

@@ -1,0 +1,79 @@
+/// The memory the aggregators of the parallel writer and reader expose to the other ranks, kept
+/// per communicator between collective operations. Two kinds:
+///  * node-shared (the default): every rank's part is a segment of one shared-memory window of
+///    its node (MPI_Win_allocate_shared on the node's communicator), so a rank on the same node as
+///    an aggregator loads and stores its part directly: the writer HZ-encodes straight into it and
+///    the reader places samples straight from it, with no staging copy and no transfer. Parts on
+///    other nodes are reached with MPI_Put / MPI_Get through a second window over the same memory.
+///  * rma: a pooled private buffer exposed with MPI_Win_create; every other rank's part is reached
+///    with puts and gets. Chosen when asked for (options, or HZIO_MPI_WINDOWS=rma in the
+///    environment), when no rank shares its node with another, or when a node's shared-memory
+///    directory lacks room for the parts.
+/// Creating a window is collective (~1 ms at 8 oversubscribed ranks here) and fresh shared pages
+/// are faulted one by one, so one window per communicator and kind is cached as an MPI attribute: reused
+/// while it is large enough, regrown collectively, released when the communicator is freed or at
+/// MPI_Finalize. Windows above kMaxCachedBytes per rank are released after their operation.
+/// Every decision is a function of values that are the same on every rank, so all ranks take it
+/// together. Open MPI's rdma component moves non-contiguous datatypes piece by piece, so callers
+/// transfer contiguous byte ranges.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "hzio/util/buffer_pool.h"
+
+namespace hzio::mpi {
+
+enum class WindowKind { kNodeShared, kRma };
+
+class AggregationWindow {
+ public:
+  /// Larger windows (per rank) are not kept between operations.
+  static constexpr int64_t kMaxCachedBytes = int64_t{256} << 20;
+
+  /// Collective over `comm`: a window in which every rank's part holds at least `bytes` (the same
+  /// value on every rank), of the kind asked for where possible. Reuses the communicator's cached
+  /// window when it fits. Errors (e.g. out of memory) are agreed: every rank throws the same.
+  static std::shared_ptr<AggregationWindow> Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted);
+
+  ~AggregationWindow();  // collective over the communicator (MPI_Win_free)
+  AggregationWindow(const AggregationWindow&) = delete;
+  AggregationWindow& operator=(const AggregationWindow&) = delete;
+
+  WindowKind kind() const { return kind_; }
+  /// This rank's part.
+  uint8_t* data() const { return base_; }
+  int64_t size() const { return bytes_; }
+  /// `rank`'s part when this rank can load and store it directly (its own part, or any part on
+  /// this node for a node-shared window), else nullptr: reach it with Put/Get.
+  uint8_t* Direct(int rank) const;
+
+  /// Opens or closes an epoch: every earlier store, put and get is complete and visible to every
+  /// rank after it. Collective. `rma_asserts` are MPI_MODE_* hints for the one-sided window.
+  void Fence(int rma_asserts = 0);
+  void Put(const uint8_t* src, int64_t bytes, int target, int64_t displacement);
+  void Get(uint8_t* dst, int64_t bytes, int target, int64_t displacement);
+
+ private:
+  AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind kind);
+
+  WindowKind kind_;
+  int rank_ = 0;
+  int64_t bytes_ = 0;
+  uint8_t* base_ = nullptr;
+  PooledBuffer private_memory_;              // kRma
+  MPI_Comm node_comm_ = MPI_COMM_NULL;       // kNodeShared
+  MPI_Win node_win_ = MPI_WIN_NULL;          // kNodeShared: the segments, fenced for loads/stores
+  MPI_Win rma_win_ = MPI_WIN_NULL;           // puts/gets to parts off this node (none if one node)
+  std::vector<std::pair<int, uint8_t*>> node_parts_;  // (rank in comm, its part), by rank
+};
+
+/// The kind `wanted` unless the environment overrides it (HZIO_MPI_WINDOWS=rma or =shared).
+WindowKind WindowKindFromEnvironment(WindowKind wanted);
+
+}  // namespace hzio::mpi
