@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "hzio/access/dataset.h"
+#include "hzio/access/dataset_writer.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/parallel_reader.h"
@@ -107,6 +108,59 @@ TEST(ParallelReader, RestartWithOtherRankCountsAndGridsIsBitExact) {
   }
 }
 
+// Reads every field of `idx` at every level H, each rank one slab of the whole domain and of a
+// sub-box, into poisoned memory, and expects the serial reader's answer; `options` picks the mode.
+void ExpectEveryLevelEqualsSerial(const std::string& idx, const Box& sub, const ReadOptions& options) {
+  const std::shared_ptr<Dataset> serial = OpenDataset(idx);
+  ParallelReader reader(MPI_COMM_WORLD, idx, options);
+  const int maxh = reader.header().maxh();
+  const int nfields = static_cast<int>(reader.header().fields.size());
+  for (const Box& region : {reader.header().box, sub}) {
+    const Box mine = GridCell(region, Point{1, Ranks(), 1}, Rank());
+    for (int level = 0; level <= maxh; ++level) {
+      for (int f = 0; f < nfields; ++f) {
+        // A rank's cell may hold no sample of a coarse level; ask only when it does.
+        std::vector<Box> boxes;
+        const bool has = reader.HasSamples(mine, level);
+        bool serial_has = true;
+        try {
+          (void)reader.layout().QueryGrid(mine, LevelRange{0, level});
+        } catch (const Error&) {
+          serial_has = false;
+        }
+        EXPECT_EQ(has, serial_has && !mine.Empty()) << "level " << level << " box " << mine.ToRangesString();
+        if (has) boxes.push_back(mine);
+        // Into poisoned memory: the read must write every sample of the result itself.
+        std::vector<std::vector<uint8_t>> got;
+        std::vector<uint8_t*> out;
+        const DType& dtype = reader.header().fields[static_cast<size_t>(f)].dtype;
+        for (const Box& b : boxes)
+          got.emplace_back(static_cast<size_t>(dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
+        for (std::vector<uint8_t>& g : got) out.push_back(g.data());
+        reader.ReadInto(f, 0, level, boxes, out);
+        if (boxes.empty()) continue;
+        BoxQuery q;
+        q.box = mine;
+        q.level = level;
+        q.field = reader.header().fields[static_cast<size_t>(f)].name;
+        const BoxResult want = serial->Read(q);
+        ASSERT_EQ(got.size(), 1u);
+        EXPECT_EQ(reader.ResultGrid(mine, level), want.grid) << "level " << level;
+        EXPECT_EQ(static_cast<int64_t>(got[0].size()), want.data.ByteSize());
+        EXPECT_TRUE(std::equal(got[0].begin(), got[0].end(), want.data.data()))
+            << idx << " level " << level << " field " << f << " mode " << static_cast<int>(options.mode) << " box "
+            << mine.ToRangesString();
+      }
+    }
+  }
+}
+
+ReadOptions Mode(ReadMode mode) {
+  ReadOptions o;
+  o.mode = mode;
+  return o;
+}
+
 // Every level H, whole domain and a sub-box, two-phase and one-phase: equal to the serial reader.
 TEST(ParallelReader, EveryLevelEqualsSerialRead) {
   ScratchDir dir;
@@ -120,49 +174,49 @@ TEST(ParallelReader, EveryLevelEqualsSerialRead) {
     spec.compression = compression;
     const std::string idx = dir.File(std::string("levels-") + compression + "/visus.idx");
     testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
-    const std::shared_ptr<Dataset> serial = OpenDataset(idx);
-    const Box sub(Point{5, 3, 2}, Point{33, 20, 11});
-    for (ReadMode mode : {ReadMode::kTwoPhase, ReadMode::kOnePhase}) {
-      ParallelReader reader(MPI_COMM_WORLD, idx, ReadOptions{mode, 0, true});
-      const int maxh = reader.header().maxh();
-      for (const Box& region : {reader.header().box, sub}) {
-        const Box mine = GridCell(region, Point{1, Ranks(), 1}, Rank());
-        for (int level = 0; level <= maxh; ++level) {
-          for (int f = 0; f < 2; ++f) {
-            // A rank's cell may hold no sample of a coarse level; ask only when it does.
-            std::vector<Box> boxes;
-            const bool has = reader.HasSamples(mine, level);
-            bool serial_has = true;
-            try {
-              (void)reader.layout().QueryGrid(mine, LevelRange{0, level});
-            } catch (const Error&) {
-              serial_has = false;
-            }
-            EXPECT_EQ(has, serial_has && !mine.Empty()) << "level " << level << " box " << mine.ToRangesString();
-            if (has) boxes.push_back(mine);
-            // Into poisoned memory: the read must write every sample of the result itself.
-            std::vector<std::vector<uint8_t>> got;
-            std::vector<uint8_t*> out;
-            const DType& dtype = reader.header().fields[static_cast<size_t>(f)].dtype;
-            for (const Box& b : boxes)
-              got.emplace_back(static_cast<size_t>(dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
-            for (std::vector<uint8_t>& g : got) out.push_back(g.data());
-            reader.ReadInto(f, 0, level, boxes, out);
-            if (boxes.empty()) continue;
-            BoxQuery q;
-            q.box = mine;
-            q.level = level;
-            q.field = reader.header().fields[static_cast<size_t>(f)].name;
-            const BoxResult want = serial->Read(q);
-            ASSERT_EQ(got.size(), 1u);
-            EXPECT_EQ(reader.ResultGrid(mine, level), want.grid) << "level " << level;
-            EXPECT_EQ(static_cast<int64_t>(got[0].size()), want.data.ByteSize());
-            EXPECT_TRUE(std::equal(got[0].begin(), got[0].end(), want.data.data()))
-                << "level " << level << " field " << f << " mode " << static_cast<int>(mode) << " box "
-                << mine.ToRangesString();
-          }
-        }
+    for (ReadMode mode : {ReadMode::kTwoPhase, ReadMode::kOnePhase})
+      ExpectEveryLevelEqualsSerial(idx, Box(Point{5, 3, 2}, Point{33, 20, 11}), Mode(mode));
+  }
+}
+
+// Datasets with fewer blocks than aggregators are read in sub-blocks (aligned hz sub-ranges of
+// the file's blocks): hz and row-major layouts, raw and zip, every level, equal to the serial
+// reader. Of a raw hz block each aggregator then reads only its sub-blocks, not the whole block.
+TEST(ParallelReader, SubBlockPlansEqualSerialRead) {
+  ScratchDir dir;
+  for (const bool hz : {true, false}) {
+    for (const char* compression : {"raw", "zip"}) {
+      const std::string idx = dir.File(std::string(hz ? "hz-" : "rm-") + compression + "/visus.idx");
+      IdxHeader h;
+      h.box = Box(Point{0, 0, 0}, Point{40, 27, 13});
+      for (const char* spec : {"p:float64", "rgb:uint8[3]"}) {
+        Field f = ParseFieldList(spec)[0];
+        f.hz_layout = hz;
+        f.compression = std::string(compression) == "raw" ? "" : compression;
+        h.fields.push_back(f);
       }
+      h.bits_per_block = 14;  // 2 blocks: fewer than any aggregator count needs
+      h.Validate("visus");
+      if (Rank() == 0) {
+        DatasetWriter w(idx, h);
+        for (int f = 0; f < 2; ++f) {
+          const Grid all = DenseGrid(h.box);
+          std::vector<uint8_t> data(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(all.NumSamples())));
+          FillSynthetic(h.fields[static_cast<size_t>(f)].dtype, f, 0, all, data.data());
+          w.Write(f, 0, h.box, data.data());
+        }
+        w.Finish();
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      ExpectEveryLevelEqualsSerial(idx, Box(Point{5, 3, 2}, Point{33, 20, 11}), Mode(ReadMode::kTwoPhase));
+      if (!hz || std::string(compression) != "raw") continue;
+      ParallelReader reader(MPI_COMM_WORLD, idx);
+      (void)reader.Read(0, 0, -1, {GridCell(h.box, Point{1, Ranks(), 1}, Rank())});
+      // Only an aggregator boundary inside a sub-block (2^12 samples here) makes two read it.
+      const int64_t payload = h.fields[0].dtype.BytesFor(int64_t{2} << 14);
+      const int64_t unit = h.fields[0].dtype.BytesFor(int64_t{1} << 12);
+      EXPECT_LE(reader.stats().file_bytes, payload + (reader.stats().aggregators - 1) * unit + 4096)
+          << "whole blocks were read by every aggregator sharing them";
     }
   }
 }

@@ -120,6 +120,22 @@ void PermuteCoarse(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>&
   }
 }
 
+// Copies rows [want.begin, want.end) of unit u's grid (row-major, slab-aligned) from `decoded`,
+// file block fb decoded row-major over its own grid, into `dst`.
+void CopyUnitRows(const BlockLayout& file_layout, uint64_t fb, const BlockLayout& units, uint64_t u, Span want,
+                  const uint8_t* decoded, uint8_t* dst, int64_t sb) {
+  const Grid src = file_layout.BlockGrid(fb);
+  Grid part = units.BlockGrid(u);
+  const int slow = part.dims() - 1;
+  const int64_t slab = part.NumSamples() / part.count[slow];
+  Check(want.begin % slab == 0 && (want.end % slab == 0 || want.end == part.NumSamples()), ErrorCode::kInternal,
+        "unit rows are not whole slabs");
+  part.origin[slow] += want.begin / slab * part.stride[slow];
+  part.count[slow] = (want.end - want.begin + slab - 1) / slab;
+  AxisCopy plan[kMaxDims];
+  if (PlanGridCopy(src, part, part.LogicBox(), plan)) CopyPlanned(decoded, src.count, dst, part.count, plan, part.dims(), sb);
+}
+
 // Scratch memory reused across calls, so repeated reads do not pay page faults again; buffers
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
@@ -138,53 +154,70 @@ void TrimScratch() {
 
 }  // namespace
 
-BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
+BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, const BlockFiles& files, int field,
                           int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
                           bool missing_files_are_errors, int max_level, const std::vector<Span>* rows) {
   BlockReadStats stats;
   const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
-  const int64_t block_bytes = dtype.BytesFor(layout.samples_per_block());
+  const int shift = header.bits_per_block - units.bits_per_block();  // units per file block: 2^shift
+  Check(shift >= 0, ErrorCode::kInternal, "read units larger than the file's blocks");
+  const int64_t unit_samples = units.samples_per_block();
+  const int64_t file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
   const int64_t sb = dtype.SampleBytes();
   const int64_t bpf = files.blocks_per_file();
   const int64_t slots = bpf * static_cast<int64_t>(header.fields.size());
-  uint8_t* const scratch = Scratch(0, static_cast<size_t>(block_bytes)).data();
+  uint8_t* const scratch = Scratch(0, static_cast<size_t>(file_block_bytes)).data();
   const std::vector<uint8_t> fill = DefaultSample(header.fields[static_cast<size_t>(field)]);
-  // Block 0 holds levels 0..bpb; a coarser query needs only its first 2^max_level hz samples.
-  const int64_t block0_needed =
-      max_level < layout.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : layout.samples_per_block();
-  const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, layout.samples_per_block()}; };
+  // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
+  const int64_t unit0_needed =
+      max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : unit_samples;
+  const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, unit_samples}; };
+  const auto file_block = [&](size_t k) { return blocks[k] >> shift; };
+  std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
   for (size_t i = 0; i < blocks.size();) {
-    const uint64_t first = files.FirstBlockInFile(blocks[i]);
+    const uint64_t first = files.FirstBlockInFile(file_block(i));
     size_t j = i;
-    while (j < blocks.size() && files.FirstBlockInFile(blocks[j]) == first) ++j;
-    const std::string path = files.FilePath(blocks[i], time);
+    while (j < blocks.size() && files.FirstBlockInFile(file_block(j)) == first) ++j;
+    const std::string path = files.FilePath(file_block(i), time);
     std::optional<BlockFileReader> file = BlockFileReader::Open(path, header.version, slots);
     if (!file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
-            "block file " + path + " is missing (it should hold block " + std::to_string(blocks[i]) + " of field '" +
-                header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
+            "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
+                " of field '" + header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
       for (size_t k = i; k < j; ++k) FillSamples(out[k], wanted(k).size(), fill);  // §4.9
       i = j;
       continue;
     }
-    // One read covering all needed payloads when they are dense enough, else one per block.
-    struct Want { size_t index; BlockEntry entry; };
+    // What to read of each unit: its own hz sub-range of a raw hz payload (a unit is a contiguous
+    // run of hz addresses), else the whole payload of its block (decoded once for all its units).
+    // One read covers everything when it is dense enough, else one read per range.
+    struct Want {
+      size_t index;
+      BlockEntry entry;
+      bool raw_hz;
+      uint64_t offset, size;  // the bytes to read
+    };
     std::vector<Want> wants;
     uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
     for (size_t k = i; k < j; ++k) {
-      BlockEntry e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(blocks[k]))];
+      const BlockEntry e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(file_block(k)))];
       if (!e.Present()) {  // never written: the field's default value (§4.9)
         FillSamples(out[k], wanted(k).size(), fill);
         continue;
       }
-      // A raw hz block 0 is read only as far as the query's levels reach.
-      if (blocks[k] == 0 && !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&
-          e.size == static_cast<uint64_t>(block_bytes))
-        e.size = static_cast<uint64_t>(block0_needed * sb);
-      wants.push_back(Want{k, e});
-      lo = std::min(lo, e.offset);
-      hi = std::max(hi, e.offset + e.size);
-      sum += e.size;
+      const bool raw_hz = !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&
+                          e.size == static_cast<uint64_t>(file_block_bytes);
+      Want w{k, e, raw_hz, e.offset, e.size};
+      if (raw_hz) {
+        const uint64_t sub = blocks[k] & ((uint64_t{1} << shift) - 1);
+        w.offset = e.offset + sub * static_cast<uint64_t>(unit_samples * sb);
+        w.size = static_cast<uint64_t>((blocks[k] == 0 ? unit0_needed : unit_samples) * sb);
+      }
+      const bool repeat = !wants.empty() && wants.back().offset == w.offset && wants.back().size == w.size;
+      wants.push_back(w);
+      lo = std::min(lo, w.offset);
+      hi = std::max(hi, w.offset + w.size);
+      if (!repeat) sum += w.size;
     }
     uint8_t* span = nullptr;
     const bool one_read = !wants.empty() && hi - lo <= 2 * sum + (uint64_t{1} << 20);
@@ -192,42 +225,53 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, co
       span = Scratch(1, static_cast<size_t>(hi - lo)).data();
       file->ReadAt(lo, hi - lo, span);
     }
+    std::vector<uint8_t> own;
+    uint64_t decoded_block = UINT64_MAX;  // the file block whose payload `scratch` holds decoded
     for (const Want& w : wants) {
-      const uint64_t b = blocks[w.index];
-      const std::string where = path + " block " + std::to_string(b);
-      std::vector<uint8_t> own;
-      const uint8_t* payload;
+      const uint64_t u = blocks[w.index], fb = file_block(w.index);
+      const std::string where = path + " block " + std::to_string(fb);
+      const uint8_t* payload = own.data();
       if (one_read) {
-        payload = span + (w.entry.offset - lo);
-      } else {
-        own.resize(static_cast<size_t>(w.entry.size));
-        file->ReadAt(w.entry.offset, w.entry.size, own.data());
+        payload = span + (w.offset - lo);
+      } else if (w.raw_hz || decoded_block != fb) {  // else its block is decoded in scratch already
+        own.resize(static_cast<size_t>(w.size));
+        file->ReadAt(w.offset, w.size, own.data());
         payload = own.data();
       }
       const Codec codec = CodecFromCode(w.entry.codec_code(), where);
       uint8_t* dst = out[w.index];
       const Span want = wanted(w.index);
       if (w.entry.row_major()) {
-        if (want.size() == layout.samples_per_block()) {
-          Decode(codec, payload, w.entry.size, dst, static_cast<size_t>(block_bytes), where);
-        } else {
-          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(block_bytes), where);
-          std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
+        if (shift == 0 && want.size() == unit_samples) {
+          Decode(codec, payload, w.entry.size, dst, static_cast<size_t>(file_block_bytes), where);
+          continue;
         }
+        if (decoded_block != fb) {
+          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(file_block_bytes), where);
+          decoded_block = fb;
+        }
+        if (shift == 0) {
+          std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
+          continue;
+        }
+        // The unit's rows are a sub-lattice of the block's row-major grid.
+        if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
+        CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
         continue;
       }
       Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
       const double t0 = MPI_Wtime();
-      const std::vector<uint32_t>& table = layout.RowMajorToHz(layout.BlockLevel(b));
-      const bool partial = b == 0 && block0_needed < layout.samples_per_block();
-      const uint8_t* hz_samples = payload;  // raw hz block: permuted straight from the file bytes
-      const int64_t raw_samples = partial ? block0_needed : layout.samples_per_block();
-      if (!(codec == Codec::kRaw && w.entry.size == static_cast<uint64_t>(raw_samples * sb))) {
-        Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(block_bytes), where);
-        hz_samples = scratch;
+      const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
+      if (!w.raw_hz) {
+        if (decoded_block != fb) {
+          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(file_block_bytes), where);
+          decoded_block = fb;
+        }
+        hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
       }
-      if (partial)
-        PermuteCoarse(dst, hz_samples, table, sb, layout, max_level, want);
+      const std::vector<uint32_t>& table = units.RowMajorToHz(units.BlockLevel(u));
+      if (u == 0 && unit0_needed < unit_samples)
+        PermuteCoarse(dst, hz_samples, table, sb, units, max_level, want);
       else
         Permute(dst, hz_samples, table, sb, want);
       stats.layout_seconds += MPI_Wtime() - t0;

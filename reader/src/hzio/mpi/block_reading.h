@@ -20,16 +20,19 @@ struct BlockReadStats {
   double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
 };
 
-/// Reads `blocks` (ascending) of `field` at `time`; block i is decoded into `out[i]` (room for
-/// 2^bpb samples, uninitialised) — or, with `rows`, only its row-major samples [rows[i].begin,
+/// Reads `blocks` (ascending ids in `units`) of `field` at `time`. `units` is the file's own block
+/// layout or a finer one (fewer bits per block): its blocks are then aligned hz sub-ranges of the
+/// file's blocks, each a box of one level's lattice, and of a raw hz block only the sub-ranges
+/// asked for are read. Block i is decoded into `out[i]` (room for its samples, uninitialised) —
+/// or, with `rows`, only its row-major samples [rows[i].begin,
 /// rows[i].end), stored from out[i] on (an aggregator's range cuts its first and last block);
 /// absent blocks (missing file, empty entry) are filled with the field's default value
 /// (idx-format.md §4.9). With
 /// `missing_files_are_errors`, a file that should hold one of the blocks but does not exist is an
 /// error (kNotFound naming the file); a corrupt table or payload is always kCorrupt naming it.
-/// Only samples of levels 0..max_level are needed: of block 0 (levels 0..bpb) just those are
+/// Only samples of levels 0..max_level are needed: of block 0 (levels 0..its bits) just those are
 /// read (raw) and placed; the rest of its grid is left as it was.
-BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files, int field,
+BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, const BlockFiles& files, int field,
                           int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
                           bool missing_files_are_errors, int max_level, const std::vector<Span>* rows = nullptr);
 

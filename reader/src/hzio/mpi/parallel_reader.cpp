@@ -214,14 +214,16 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
-  const ReadPlan whole_region = PlanRegionRead(header_, *layout_, region, level, 1);
+  const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
+  std::vector<uint64_t> region_blocks;
+  const BlockLayout& units = PlanLayout(region, level, std::min<int64_t>(want, ranks), region_blocks);
   std::vector<std::vector<uint64_t>> box_blocks;
-  std::vector<uint8_t> needed(whole_region.blocks.size(), 0);
+  std::vector<uint8_t> needed(region_blocks.size(), 0);
   for (const Box& b : clipped) {
-    box_blocks.push_back(BoxBlocks(header_, *layout_, b, level));
+    box_blocks.push_back(BoxBlocks(header_, units, b, level));
     for (uint64_t id : box_blocks.back())
-      needed[static_cast<size_t>(std::lower_bound(whole_region.blocks.begin(), whole_region.blocks.end(), id) -
-                                 whole_region.blocks.begin())] = 1;
+      needed[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
+                                 region_blocks.begin())] = 1;
   }
   for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
     MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
@@ -230,9 +232,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
              "MPI_Allreduce(bitmap)");
   std::vector<uint64_t> blocks;
   for (size_t i = 0; i < needed.size(); ++i)
-    if (needed[i]) blocks.push_back(whole_region.blocks[i]);
-  const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
-  const ReadPlan plan = MakeReadPlan(*layout_, std::move(blocks), std::min<int64_t>(want, ranks));
+    if (needed[i]) blocks.push_back(region_blocks[i]);
+  const ReadPlan plan = MakeReadPlan(units, std::move(blocks), std::min<int64_t>(want, ranks));
   stats_.aggregators = plan.aggregators;
   const int64_t bs = plan.block_samples;
 
@@ -259,7 +260,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
     if (my_agg >= 0) {
       for (size_t k = 0; k < fields.size(); ++k) {
         const ReadIntoWindow r =
-            ReadAggregatorRange(plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
+            ReadAggregatorRange(units, plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
         stats_.file_bytes += r.file_bytes;
         stats_.local.hz += r.layout_seconds;
         stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
@@ -295,7 +296,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
         for (size_t bi = 0; bi < clipped.size(); ++bi) {
           for (uint64_t id : box_blocks[bi]) {
             AxisCopy copy[kMaxDims];
-            const Grid g = layout_->BlockGrid(id);
+            const Grid g = units.BlockGrid(id);
             if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
             const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
             const int outer = dims - 1;
@@ -368,8 +369,30 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   return error;
 }
 
-ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field,
-                                                                   int64_t time, int level, uint8_t* buffer) {
+const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int64_t aggregators,
+                                              std::vector<uint64_t>& region_blocks) {
+  // A read that needs few blocks (a small dataset, a coarse level) would leave each aggregator a
+  // few rows of blocks it must still read and permute whole (an 8-rank half-resolution read of the
+  // S3D case read 4x the bytes it kept). It is planned on sub-blocks instead: aligned hz
+  // sub-ranges of the file's blocks, halved until every aggregator gets several (or they reach
+  // 2^kMinBits samples). Every rank computes the same from the agreed region.
+  constexpr int kMinBits = 12;
+  constexpr int64_t kUnitsPerAggregator = 4;
+  const auto layout_of = [&](int bits) -> const BlockLayout& {
+    std::unique_ptr<BlockLayout>& l = unit_layouts_[bits];
+    if (!l) l = std::make_unique<BlockLayout>(header_.bitmask, bits);
+    return *l;
+  };
+  int bits = header_.bits_per_block;
+  region_blocks = BoxBlocks(header_, *layout_, region, level);
+  while (bits > kMinBits && static_cast<int64_t>(region_blocks.size()) < kUnitsPerAggregator * aggregators)
+    region_blocks = BoxBlocks(header_, layout_of(--bits), region, level);
+  return bits == header_.bits_per_block ? *layout_ : layout_of(bits);
+}
+
+ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan,
+                                                                   int64_t agg, int field, int64_t time, int level,
+                                                                   uint8_t* buffer) {
   // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, decoded
   // straight into place: of a block the range cuts, only the rows inside it.
   ReadIntoWindow result;
@@ -386,7 +409,7 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const ReadPla
     rows.push_back(Span{from - k * bs, to - k * bs});
   }
   const BlockReadStats rs =
-      ReadBlocks(header_, *layout_, *files_, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
+      ReadBlocks(header_, units, *files_, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
   result.file_bytes = rs.file_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;

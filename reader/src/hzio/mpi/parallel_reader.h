@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,11 @@ class ParallelReader {
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   // An aggregator reads and decodes its sample range of one field into `buffer`.
-  ReadIntoWindow ReadAggregatorRange(const ReadPlan& plan, int64_t agg, int field, int64_t time, int level,
-                                     uint8_t* buffer);
+  ReadIntoWindow ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan, int64_t agg, int field,
+                                     int64_t time, int level, uint8_t* buffer);
+  // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
+  // blocks holding samples of `region` at levels 0..level.
+  const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);
 
   MPI_Comm comm_;
   std::string idx_path_;
@@ -129,6 +133,7 @@ class ParallelReader {
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
   std::unique_ptr<BlockFiles> files_;  // block -> file path, from the header (made once)
+  std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   IoStats stats_;
 };
 
