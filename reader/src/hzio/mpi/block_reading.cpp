@@ -19,6 +19,30 @@ bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box) 
   return PlanGridCopy(g, g, box, plan);
 }
 
+namespace {
+
+// count samples of sb bytes, dst_pitch / src_pitch bytes apart: fixed-size word copies for the
+// usual sample sizes (a memcpy call of a variable size per sample cost more than the copy).
+template <int64_t kWords>
+void CopyStridedWords(uint8_t* dst, int64_t dst_pitch, const uint8_t* src, int64_t src_pitch, int64_t count) {
+  for (int64_t m = 0; m < count; ++m) std::memcpy(dst + m * dst_pitch, src + m * src_pitch, 8 * kWords);
+}
+
+void CopyStrided(uint8_t* dst, int64_t dst_pitch, const uint8_t* src, int64_t src_pitch, int64_t count, int64_t sb) {
+  switch (sb) {
+    case 1: for (int64_t m = 0; m < count; ++m) dst[m * dst_pitch] = src[m * src_pitch]; return;
+    case 2: for (int64_t m = 0; m < count; ++m) std::memcpy(dst + m * dst_pitch, src + m * src_pitch, 2); return;
+    case 4: for (int64_t m = 0; m < count; ++m) std::memcpy(dst + m * dst_pitch, src + m * src_pitch, 4); return;
+    case 8: return CopyStridedWords<1>(dst, dst_pitch, src, src_pitch, count);
+    case 16: return CopyStridedWords<2>(dst, dst_pitch, src, src_pitch, count);
+    case 24: return CopyStridedWords<3>(dst, dst_pitch, src, src_pitch, count);
+    default:
+      for (int64_t m = 0; m < count; ++m) std::memcpy(dst + m * dst_pitch, src + m * src_pitch, static_cast<size_t>(sb));
+  }
+}
+
+}  // namespace
+
 void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const Point& dst_count,
                  const AxisCopy (&plan)[kMaxDims], int dims, int64_t sb) {
   int64_t src_stride[kMaxDims], dst_stride[kMaxDims];
@@ -42,8 +66,7 @@ void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const
     if (x.src_step == 1 && x.dst_step == 1) {
       std::memcpy(dp, sp, static_cast<size_t>(x.count * sb));
     } else {
-      for (int64_t m = 0; m < x.count; ++m)
-        std::memcpy(dp + m * x.dst_step * sb, sp + m * x.src_step * sb, static_cast<size_t>(sb));
+      CopyStrided(dp, x.dst_step * sb, sp, x.src_step * sb, x.count, sb);
     }
     int d = 1;
     for (; d < dims; ++d) {
