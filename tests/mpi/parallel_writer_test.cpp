@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstring>
 #include <filesystem>
 
+#include "hzio/access/dataset.h"
+#include "hzio/mpi/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
+#include "hzio/mpi/synthetic.h"
 #include "mpi_test_support.h"
 
 namespace hzio::mpi {
@@ -48,6 +52,61 @@ TEST(ParallelWriter, RegularGridSeveralFieldsAndTimestepsRaw) {
     ASSERT_EQ(static_cast<int64_t>(stats.per_aggregator.size()), stats.aggregators);
     for (const AggregatorBytes& a : stats.per_aggregator) sum += a.bytes;
     EXPECT_EQ(sum, stats.file_bytes);
+  }
+}
+
+// Samples no rank writes read back as the field's default_value (idx-format.md §4.9): a field
+// registered over part of the domain only, a field nobody registers at one timestep. Power-of-two
+// domains skip the aggregators' fill (every cell is encoded, default where nobody had data);
+// others fill; both must give the same answer.
+TEST(ParallelWriter, SamplesNobodyWritesReadBackAsTheDefault) {
+  ScratchDir dir;
+  for (const Point& dims : {Point{32, 16, 16}, Point{30, 17, 13}}) {
+    std::vector<Field> fields = ParseFieldList("p:float64,c:uint8");
+    fields[0].default_value = 7;
+    fields[1].default_value = 3;
+    const std::string idx = dir.File("holes-" + std::to_string(dims[0]) + "/visus.idx");
+    const IdxHeader header = MakeHeader(dims, fields, 2, 8, 4, "raw", idx);
+    const Box domain(Point{0, 0, 0}, dims);
+    const Box corner(Point{0, 0, 0}, Point{3, 3, 3});  // with 2+ ranks most cells hold no data at all
+    const Box mine = GridCell(domain, DefaultGrid(Ranks(), 3), Rank());
+    ParallelWriter writer(MPI_COMM_WORLD, idx, header);
+    std::vector<std::vector<uint8_t>> buffers;
+    const auto add = [&](int f, int64_t t, const Box& b) {
+      if (b.Empty()) return;
+      buffers.emplace_back(static_cast<size_t>(fields[static_cast<size_t>(f)].dtype.BytesFor(b.Size().Product())));
+      FillSynthetic(fields[static_cast<size_t>(f)].dtype, f, t, DenseGrid(b), buffers.back().data());
+      writer.Add(f, t, b, buffers.back().data());
+    };
+    add(0, 0, mine.Intersect(corner));  // field c at timestep 0: nobody
+    add(0, 1, mine);
+    add(1, 1, mine);
+    (void)writer.Write();
+    if (Rank() != 0) continue;
+    const std::shared_ptr<Dataset> ds = OpenDataset(idx);
+    for (int64_t t = 0; t < 2; ++t) {
+      for (int f = 0; f < 2; ++f) {
+        BoxQuery q;
+        q.field = fields[static_cast<size_t>(f)].name;
+        q.time = t;
+        const BoxResult got = ds->Read(q);
+        const Grid all = DenseGrid(domain);
+        const int64_t sb = fields[static_cast<size_t>(f)].dtype.SampleBytes();
+        std::vector<uint8_t> want(static_cast<size_t>(all.NumSamples() * sb));
+        FillSynthetic(fields[static_cast<size_t>(f)].dtype, f, t, all, want.data());
+        const std::vector<uint8_t> fill = DefaultSample(fields[static_cast<size_t>(f)]);
+        for (int64_t z = 0; z < dims[2]; ++z)
+          for (int64_t y = 0; y < dims[1]; ++y)
+            for (int64_t x = 0; x < dims[0]; ++x) {
+              const bool written = t == 1 || (f == 0 && x < 3 && y < 3 && z < 3);
+              if (!written)
+                std::memcpy(want.data() + ((z * dims[1] + y) * dims[0] + x) * sb, fill.data(), static_cast<size_t>(sb));
+            }
+        ASSERT_EQ(got.data.ByteSize(), static_cast<int64_t>(want.size()));
+        EXPECT_EQ(std::memcmp(got.data.data(), want.data(), want.size()), 0)
+            << "dims " << dims.ToString() << " field " << f << " time " << t;
+      }
+    }
   }
 }
 

@@ -33,6 +33,13 @@ bool SharedMemoryHasRoom(int64_t bytes) {
   return static_cast<long double>(bytes) <= available / 2;
 }
 
+// HZIO_MPI_WINDOWS=rma: MPI_Win_create windows whatever the options ask for (e.g. where shared
+// memory misbehaves).
+bool EnvironmentForcesRma() {
+  const char* env = std::getenv("HZIO_MPI_WINDOWS");
+  return env && std::strcmp(env, "rma") == 0;
+}
+
 // Tests cut one machine into "nodes" of this many consecutive ranks (HZIO_MPI_SIMULATED_NODE_RANKS),
 // so the path between nodes (puts and gets next to direct loads and stores) runs in CI too.
 int SimulatedRanksPerNode() {
@@ -98,14 +105,6 @@ Slot& SlotOf(MPI_Comm comm) {
 
 }  // namespace
 
-WindowKind WindowKindFromEnvironment(WindowKind wanted) {
-  const char* env = std::getenv("HZIO_MPI_WINDOWS");
-  if (!env) return wanted;
-  if (std::strcmp(env, "rma") == 0) return WindowKind::kRma;
-  if (std::strcmp(env, "shared") == 0) return WindowKind::kNodeShared;
-  return wanted;
-}
-
 std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted) {
   std::shared_ptr<AggregationWindow>& cached = SlotOf(comm).windows[wanted == WindowKind::kRma ? 1 : 0];
   if (cached && cached->size() >= bytes) return cached;
@@ -117,12 +116,14 @@ std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int
 }
 
 AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind kind)
-    : kind_(WindowKindFromEnvironment(kind)), rank_(CommRank(comm)), bytes_(bytes) {
-  // One agreement decides the kind: rma for all if any rank was forced to rma or is short of
-  // shared memory, or if no rank shares its node with another (then sharing gains nothing, and
-  // private memory comes in huge pages, shared memory here in 4 KiB ones: 1.3x slower to encode
-  // into or decode from at 1 rank).
+    : kind_(kind), rank_(CommRank(comm)), bytes_(bytes) {
+  // One agreement decides the kind: rma for all if any rank was forced to rma (the environment may
+  // differ between ranks, so every rank still takes part in the node split) or is short of shared
+  // memory, or if no rank shares its node with another (then sharing gains nothing, and private
+  // memory comes in huge pages, shared memory here in 4 KiB ones: 1.3x slower to encode into or
+  // decode from at 1 rank).
   const bool shared = kind_ == WindowKind::kNodeShared;
+  const bool forced_rma = EnvironmentForcesRma();
   int node_size = 1;
   if (shared) {
     if (const int per_node = SimulatedRanksPerNode(); per_node > 0)
@@ -132,7 +133,7 @@ AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind ki
                "MPI_Comm_split_type");
     node_size = CommSize(node_comm_);
   }
-  const bool refuse = !shared || !SharedMemoryHasRoom(bytes_ * node_size);
+  const bool refuse = !shared || forced_rma || !SharedMemoryHasRoom(bytes_ * node_size);
   const std::vector<int64_t> agreed = AgreeAndMax(comm, {refuse ? 1 : 0, shared && node_size > 1 ? 1 : 0}, nullptr);
   if (agreed[0] != 0 || agreed[1] == 0) {
     if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);

@@ -73,7 +73,4 @@ class AggregationWindow {
   std::vector<std::pair<int, uint8_t*>> node_parts_;  // (rank in comm, its part), by rank
 };
 
-/// The kind `wanted` unless the environment overrides it (HZIO_MPI_WINDOWS=rma or =shared).
-WindowKind WindowKindFromEnvironment(WindowKind wanted);
-
 }  // namespace hzio::mpi

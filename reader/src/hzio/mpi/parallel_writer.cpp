@@ -203,6 +203,9 @@ IoStats ParallelWriter::Write() {
     touched.p1[d] = touched.p1[d] / st * st;
     touched.p2[d] = (touched.p2[d] + st - 1) / st * st;
   }
+  // When those subtrees fill the padded box, every hz address of every stored block is some
+  // subtree's (the usual power-of-two domains): encoding every cell writes every sample.
+  const bool cells_cover_blocks = touched == header_.bitmask.PaddedBox();
 
   // The aggregators' memory: every rank's part sized for the largest aggregator buffer.
   int64_t window_bytes = 0;
@@ -223,14 +226,16 @@ IoStats ParallelWriter::Write() {
 
     // Phase 1: restructure.
     double t0 = MPI_Wtime();
-    std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces, touched);
+    std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces, touched, cells_cover_blocks);
     stats.local.restructure += MPI_Wtime() - t0;
 
-    // The aggregator's buffer starts as fill samples: parts nobody writes read back as the field's
-    // default (idx-format.md §4.9). Only blocks holding samples of the dataset box are filled (and
-    // ever written): the others' pages are never touched, so padding (up to 8x) costs no memory.
+    // Samples nobody writes must read back as the field's default (idx-format.md §4.9). When the
+    // cells cover every stored block, restructuring gave every cell and field data (the default
+    // where no rank had any) and the encoders write every sample. Otherwise the aggregator's buffer
+    // starts as fill samples: only blocks holding samples of the dataset box are filled (and ever
+    // written), the others' pages are never touched, so padding (up to 8x) costs no memory.
     t0 = MPI_Wtime();
-    if (my_agg >= 0) {
+    if (my_agg >= 0 && !cells_cover_blocks) {
       const Span blocks = plan.Blocks(my_agg);
       std::vector<std::vector<uint8_t>> fills;
       for (const Field& field : header_.fields) fills.push_back(DefaultSample(field));

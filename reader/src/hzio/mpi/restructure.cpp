@@ -25,8 +25,9 @@ struct Ownership {
   std::map<int64_t, std::vector<int>> contributors;     // only the cells this rank receives
 };
 
-Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Piece>& pieces) {
-  const int size = CommSize(comm);
+Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Piece>& pieces,
+                          bool every_cell) {
+  const int size = CommSize(comm), me = CommRank(comm);
   std::map<int64_t, int64_t> volume;
   for (const Piece& p : pieces)
     for (int64_t id : grid.CellsIntersecting(p.box)) volume[id] += grid.CellBox(id).Intersect(p.box).Size().Product();
@@ -73,6 +74,15 @@ Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vec
   }
   const Received answers = ExchangeInt64(comm, out, kAnswerTag);
   Ownership own;
+  if (every_cell) {  // the cells nobody bid for are received (empty) at their home: this rank
+    size_t at = 0;
+    for (int64_t id = me; id < grid.num_cells(); id += size) {
+      while (at < bids.size() && bids[at].id < id) ++at;
+      if (at < bids.size() && bids[at].id == id) continue;
+      own.receiver[id] = me;
+      own.contributors[id];
+    }
+  }
   for (size_t i = 0; i < answers.values.size();) {
     const int64_t id = answers.values[i];
     const int receiver = static_cast<int>(answers.values[i + 1]);
@@ -90,9 +100,9 @@ Ownership DecideReceivers(MPI_Comm comm, const ImposedGrid& grid, const std::vec
 }  // namespace
 
 std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Field>& fields,
-                                    const std::vector<Piece>& pieces, const Box& touched) {
+                                    const std::vector<Piece>& pieces, const Box& touched, bool every_cell) {
   const int me = CommRank(comm);
-  const Ownership own = DecideReceivers(comm, grid, pieces);
+  const Ownership own = DecideReceivers(comm, grid, pieces, every_cell);
   const int dims = grid.cell_size().dims;
   std::vector<int64_t> sample_bytes;
   std::vector<std::vector<uint8_t>> defaults;
@@ -210,6 +220,11 @@ std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, cons
       at += static_cast<size_t>(part.Size().Product() * sample_bytes[static_cast<size_t>(field)]);
     }
   }
+
+  if (every_cell)  // a field nobody had data for in a cell is encoded as its default value
+    for (auto& [id, rb] : mine)
+      for (size_t f = 0; f < fields.size(); ++f)
+        if (!rb.Data(static_cast<int>(f))) buffer_of(id, static_cast<int>(f));
 
   std::vector<RegularBox> result;
   for (auto& [id, rb] : mine) result.push_back(std::move(rb));

@@ -3,7 +3,7 @@
 /// receiver (the rank holding its largest part, ties broken towards the least loaded rank), and
 /// data moves with non-blocking point-to-point messages between the ranks that share a cell only.
 /// Receivers are decided by a distributed directory (cell id mod ranks), so no rank ever holds a
-/// structure that grows with ranks × cells.
+/// structure that grows with ranks × cells (a home rank enumerates only its own cells).
 #pragma once
 
 #include <mpi.h>
@@ -48,8 +48,10 @@ struct RegularBox {
 
 /// Collective over `comm`. Pieces must lie inside the grid's domain (checked by the caller).
 /// `touched`: the only part of any cell the caller will read (the domain rounded out to the HZ
-/// encoder's subtrees); cells are default-filled there only.
+/// encoder's subtrees); cells are default-filled there only. With `every_cell`, every cell of the
+/// grid gets a receiver (its home rank when no rank has data in it) and every field of it data
+/// (the default value where no rank had any), so encoding the cells writes every sample.
 std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, const std::vector<Field>& fields,
-                                    const std::vector<Piece>& pieces, const Box& touched);
+                                    const std::vector<Piece>& pieces, const Box& touched, bool every_cell = false);
 
 }  // namespace hzio::mpi
