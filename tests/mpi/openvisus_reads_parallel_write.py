@@ -71,6 +71,8 @@ def main():
              "--bitsperblock", "10", "--restructure", "expanded"]),
         (2, ["--dims", "100,60", "--fields", "rgb:uint8[3]", "--bitsperblock", "8", "--blocksperfile", "4",
              "--blocks-per-rank", "3"]),
+        # Two raw blocks for four ranks: aggregators write sub-ranges of blocks into one shared file.
+        (4, ["--dims", "40,27,13", "--compression", "raw", "--fields", "p:float64,c:uint8", "--bitsperblock", "14"]),
     ]
     failures = []
     with tempfile.TemporaryDirectory(prefix="hzio-ov-") as tmp:

@@ -2,26 +2,52 @@
 
 #include <algorithm>
 
+#include "hzio/codec/codec.h"
 #include "hzio/util/error.h"
 
 namespace hzio::mpi {
 
+namespace {
+
+// Units are never cut below this many samples (a few KiB per field and unit).
+constexpr int kMinUnitBits = 12;
+
+bool AllFieldsRaw(const IdxHeader& header) {
+  for (const Field& f : header.fields)
+    if (CodecSpec::Parse(f.compression).codec != Codec::kRaw) return false;
+  return true;
+}
+
+}  // namespace
+
 FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int ranks)
     : ranks_(ranks),
       bpf_(header.blocks_per_file),
-      total_blocks_(static_cast<int64_t>(header.total_blocks())) {
+      total_blocks_(static_cast<int64_t>(header.total_blocks())),
+      unit_bits_(header.bits_per_block) {
   Check(header.interleave <= 1, ErrorCode::kUnsupported,
         "the parallel writer needs (interleave block) 0, not " + std::to_string(header.interleave));
   Check(requested >= 0, ErrorCode::kInvalidArgument, "--aggregators must be >= 0");
   files_ = (total_blocks_ + bpf_ - 1) / bpf_;
-  aggregators_ = std::clamp<int64_t>(requested == 0 ? ranks : requested, 1, std::min<int64_t>(ranks, total_blocks_));
-  for (const Field& f : header.fields) block_bytes_.push_back(f.dtype.BytesFor(int64_t{1} << header.bits_per_block));
+  const int64_t wanted = std::min<int64_t>(requested == 0 ? ranks : requested, ranks);
+  // Compressed blocks are encoded whole, so only raw datasets are cut finer than blocks.
+  if (AllFieldsRaw(header))
+    while ((total_blocks_ << (header.bits_per_block - unit_bits_)) < wanted && unit_bits_ > kMinUnitBits) --unit_bits_;
+  units_per_block_ = int64_t{1} << (header.bits_per_block - unit_bits_);
+  total_units_ = total_blocks_ * units_per_block_;
+  aggregators_ = std::clamp<int64_t>(wanted, 1, total_units_);
+  for (const Field& f : header.fields) unit_bytes_.push_back(f.dtype.BytesFor(int64_t{1} << unit_bits_));
+}
+
+Span FileAggregation::Units(int64_t aggregator) const {
+  if (!whole_files()) return EvenSplit(total_units_, aggregators_, aggregator);
+  const Span f = EvenSplit(files_, aggregators_, aggregator);
+  return Span{f.begin * bpf_ * units_per_block_, std::min(f.end * bpf_, total_blocks_) * units_per_block_};
 }
 
 Span FileAggregation::Blocks(int64_t aggregator) const {
-  if (!whole_files()) return EvenSplit(total_blocks_, aggregators_, aggregator);
-  const Span f = EvenSplit(files_, aggregators_, aggregator);
-  return Span{f.begin * bpf_, std::min(f.end * bpf_, total_blocks_)};
+  const Span u = Units(aggregator);
+  return Span{u.begin / units_per_block_, (u.end + units_per_block_ - 1) / units_per_block_};
 }
 
 Span FileAggregation::Files(int64_t aggregator) const {
@@ -33,15 +59,15 @@ Span FileAggregation::FileBlocks(int64_t file) const {
   return Span{file * bpf_, std::min((file + 1) * bpf_, total_blocks_)};
 }
 
-int64_t FileAggregation::AggregatorOfBlock(uint64_t block) const {
-  if (!whole_files()) return EvenSplitOwner(total_blocks_, aggregators_, static_cast<int64_t>(block));
-  return EvenSplitOwner(files_, aggregators_, static_cast<int64_t>(block) / bpf_);
+int64_t FileAggregation::AggregatorOfUnit(uint64_t unit) const {
+  if (!whole_files()) return EvenSplitOwner(total_units_, aggregators_, static_cast<int64_t>(unit));
+  return EvenSplitOwner(files_, aggregators_, static_cast<int64_t>(unit) / units_per_block_ / bpf_);
 }
 
 int64_t FileAggregation::FieldBase(int64_t aggregator, int field) const {
-  const int64_t n = Blocks(aggregator).size();
+  const int64_t n = Units(aggregator).size();
   int64_t base = 0;
-  for (int f = 0; f < field; ++f) base += n * block_bytes_[static_cast<size_t>(f)];
+  for (int f = 0; f < field; ++f) base += n * unit_bytes_[static_cast<size_t>(f)];
   return base;
 }
 

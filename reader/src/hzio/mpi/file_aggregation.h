@@ -1,10 +1,13 @@
-/// The writer's aggregation plan (phase 3): the blocks of one timestep are cut into contiguous
+/// The writer's aggregation plan (phase 3): the hz space of one timestep is cut into contiguous
 /// ranges, one per aggregator: whole files (idx-format.md §4.3, interleave 0) when there are at
-/// least as many files as aggregators, else even block ranges, so several aggregators share a
-/// file (the aggregator count is a tunable of its own, not implied by blocksperfile). An
-/// aggregator's buffer holds every block of its range, field after field, in block order and hz
-/// order inside a block, so an hz run of any rank lands in it with one contiguous put. Pure
-/// arithmetic: every rank computes any aggregator's layout locally.
+/// least as many files as aggregators, else even ranges, so several aggregators share a file (the
+/// aggregator count is a tunable of its own, not implied by blocksperfile). The grain is a unit of
+/// 2^unit_bits() samples: a whole block, or — when every field is raw and there are fewer blocks
+/// than aggregators wanted — an aligned hz sub-range of a block, whose bytes are a contiguous part
+/// of the block's payload, so every aggregator gets a share of even a one-block dataset. An
+/// aggregator's buffer holds its units, field after field, in hz order, so an hz run of any rank
+/// lands in it with one contiguous store or put. Pure arithmetic: every rank computes any
+/// aggregator's layout locally.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +20,7 @@ namespace hzio::mpi {
 
 class FileAggregation {
  public:
-  /// `requested` aggregators (0 = one per rank) are clamped to the ranks and the block count.
+  /// `requested` aggregators (0 = one per rank) are clamped to the ranks and the unit count.
   FileAggregation(const IdxHeader& header, int64_t requested, int ranks);
 
   int64_t aggregators() const { return aggregators_; }
@@ -26,24 +29,32 @@ class FileAggregation {
   int Rank(int64_t aggregator) const { return AggregatorRank(aggregator, aggregators_, ranks_); }
   int64_t blocks_per_file() const { return bpf_; }
   int64_t total_blocks() const { return total_blocks_; }
-  /// Whether aggregators own whole files (no file is shared).
+  /// log2 of the samples per unit, and units per block (1: units are blocks).
+  int unit_bits() const { return unit_bits_; }
+  int64_t units_per_block() const { return units_per_block_; }
+  /// Whether aggregators own whole files (no file is shared; units are then blocks).
   bool whole_files() const { return aggregators_ <= files_; }
-  /// Blocks [begin, end) of an aggregator.
+  /// Units [begin, end) of an aggregator (unit u holds hz [u, u+1) * 2^unit_bits()).
+  Span Units(int64_t aggregator) const;
+  /// Blocks [begin, end) that an aggregator's units belong to (the first and last may be shared).
   Span Blocks(int64_t aggregator) const;
   /// Files [begin, end) touched by an aggregator's blocks (file index = block / bpf).
   Span Files(int64_t aggregator) const;
   /// Blocks [begin, end) of file `file` (the last file may be cut by the block count).
   Span FileBlocks(int64_t file) const;
-  int64_t AggregatorOfBlock(uint64_t block) const;
+  int64_t AggregatorOfUnit(uint64_t unit) const;
   /// Byte offset of field f's region in an aggregator's buffer, and the buffer size.
   int64_t FieldBase(int64_t aggregator, int field) const;
-  int64_t BufferBytes(int64_t aggregator) const { return FieldBase(aggregator, static_cast<int>(block_bytes_.size())); }
-  int64_t block_bytes(int field) const { return block_bytes_[static_cast<size_t>(field)]; }
+  int64_t BufferBytes(int64_t aggregator) const { return FieldBase(aggregator, static_cast<int>(unit_bytes_.size())); }
+  int64_t block_bytes(int field) const { return unit_bytes(field) * units_per_block_; }
+  int64_t unit_bytes(int field) const { return unit_bytes_[static_cast<size_t>(field)]; }
 
  private:
   int ranks_;
   int64_t bpf_, total_blocks_, files_, aggregators_;
-  std::vector<int64_t> block_bytes_;  // per field
+  int unit_bits_;
+  int64_t units_per_block_, total_units_;
+  std::vector<int64_t> unit_bytes_;  // per field
 };
 
 }  // namespace hzio::mpi

@@ -74,6 +74,75 @@ std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& 
   return portions;
 }
 
+// A raw dataset cut finer than blocks (FileAggregation::units_per_block() > 1): every payload has
+// its fixed size, so the place of every byte in a file follows from which of its blocks hold
+// samples of the dataset box, and each aggregator writes its units' bytes there without asking
+// anybody. The owner of a block's first unit writes that block's table entries, the owner of a
+// file's first unit the table header, the owner of its last unit the zero entries past the last
+// block and the final size.
+int64_t WriteUnitPortions(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
+                          const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time, bool sync) {
+  const int64_t bpf = plan.blocks_per_file(), upb = plan.units_per_block();
+  const int nfields = static_cast<int>(header.fields.size());
+  const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
+  std::vector<int64_t> field_offset;  // of field f's payload inside a block's slot
+  int64_t slot_bytes = 0;
+  for (int f = 0; f < nfields; ++f) {
+    field_offset.push_back(slot_bytes);
+    slot_bytes += plan.block_bytes(f);
+  }
+  const Span mine = plan.Units(agg), my_files = plan.Files(agg);
+  int64_t written = 0;
+  for (int64_t file = my_files.begin; file < my_files.end; ++file) {
+    if (!FileHasData(layout, plan, file, header.box)) continue;  // no file (§4.9)
+    const Span fb = plan.FileBlocks(file);
+    std::vector<int64_t> base(static_cast<size_t>(fb.size()), -1);  // payload start per slot, -1: absent
+    int64_t file_end = table_bytes;
+    for (int64_t pos = 0; pos < fb.size(); ++pos)
+      if (BlockTouchesBox(layout, static_cast<uint64_t>(fb.begin + pos), header.box)) {
+        base[static_cast<size_t>(pos)] = file_end;
+        file_end += slot_bytes;
+      }
+    const Span file_units{fb.begin * upb, fb.end * upb};
+    const Span own{std::max(mine.begin, file_units.begin), std::min(mine.end, file_units.end)};
+    const Span slots{(own.begin - file_units.begin + upb - 1) / upb, (own.end - file_units.begin + upb - 1) / upb};
+    const bool last = own.end == file_units.end;
+    std::vector<BlockEntry> entries(static_cast<size_t>(bpf * nfields));
+    for (int64_t pos = slots.begin; pos < slots.end; ++pos) {
+      if (base[static_cast<size_t>(pos)] < 0) continue;  // absent: zero entries
+      for (int f = 0; f < nfields; ++f) {
+        BlockEntry& e = entries[static_cast<size_t>(f * bpf + pos)];
+        e.offset = static_cast<uint64_t>(base[static_cast<size_t>(pos)] + field_offset[static_cast<size_t>(f)]);
+        e.size = static_cast<uint64_t>(plan.block_bytes(f));
+        e.flags = static_cast<uint32_t>(Codec::kRaw);  // bit 4 clear: hz-ordered samples
+      }
+    }
+    const std::vector<uint8_t> table = EncodeBlockTable(entries);
+    std::vector<PlacedSpan> pieces;
+    if (slots.begin == 0 && own.begin == file_units.begin) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), 40}});
+    const int64_t entries_end = last ? bpf : slots.end;
+    for (int f = 0; f < nfields && entries_end > slots.begin; ++f) {
+      const int64_t at = 40 + 40 * (f * bpf + slots.begin);
+      pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * (entries_end - slots.begin)}});
+    }
+    for (int64_t u = own.begin; u < own.end;) {
+      const int64_t b = u / upb, end = std::min(own.end, (b + 1) * upb);
+      const int64_t slot_base = base[static_cast<size_t>(b - fb.begin)];
+      if (slot_base >= 0)
+        for (int f = 0; f < nfields; ++f) {
+          const int64_t ub = plan.unit_bytes(f);
+          pieces.push_back(PlacedSpan{slot_base + field_offset[static_cast<size_t>(f)] + (u - b * upb) * ub,
+                                      ByteSpan{buffer + plan.FieldBase(agg, f) + (u - mine.begin) * ub, (end - u) * ub}});
+        }
+      u = end;
+    }
+    std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
+    WriteIntoFile(files.FilePath(fb.begin, time), pieces, last ? file_end : -1, sync);
+    for (const PlacedSpan& p : pieces) written += p.bytes.size;
+  }
+  return written;
+}
+
 }  // namespace
 
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
@@ -83,6 +152,16 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
   // Local failures are carried to the one agreement at the end: a rank that failed writes
   // nothing more, and the others' files are never referenced by a .idx.
   std::exception_ptr error;
+  if (plan.units_per_block() > 1) {
+    int64_t written = 0;
+    try {
+      if (agg >= 0) written = WriteUnitPortions(header, layout, files, plan, agg, buffer, time, sync);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    Agree(comm, error);
+    return written;
+  }
   std::vector<Portion> portions;
   try {
     if (agg >= 0) portions = EncodePortions(header, layout, plan, agg, buffer);

@@ -128,9 +128,10 @@ IoStats ParallelWriter::Write() {
   // Geometry and the aggregation plan depend only on the header: every rank computes them alone.
   const BlockLayout layout(header_.bitmask, header_.bits_per_block);
   const BlockFiles files(header_, IdxDir(idx_path_));
-  const int dims = header_.dims(), bpb = header_.bits_per_block;
+  const int dims = header_.dims();
   const FileAggregation plan(header_, options_.aggregators, ranks);
   const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
+  const int unit_bits = plan.unit_bits();
   const std::string text = header_.ToText();
   std::vector<int64_t> declared = header_.time.List(kMaxTimestepFlags + 1);
   const bool time_flags = !header_.time.any && declared.size() <= kMaxTimestepFlags;
@@ -236,14 +237,14 @@ IoStats ParallelWriter::Write() {
     // written), the others' pages are never touched, so padding (up to 8x) costs no memory.
     t0 = MPI_Wtime();
     if (my_agg >= 0 && !cells_cover_blocks) {
-      const Span blocks = plan.Blocks(my_agg);
+      const Span units = plan.Units(my_agg);
       std::vector<std::vector<uint8_t>> fills;
       for (const Field& field : header_.fields) fills.push_back(DefaultSample(field));
-      for (int64_t b = blocks.begin; b < blocks.end; ++b) {
-        if (!BlockTouchesBox(layout, static_cast<uint64_t>(b), header_.box)) continue;
+      for (int64_t u = units.begin; u < units.end; ++u) {
+        if (!BlockTouchesBox(layout, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
         for (int f = 0; f < nfields; ++f)
-          FillSamples(agg_buffer + plan.FieldBase(my_agg, f) + (b - blocks.begin) * plan.block_bytes(f),
-                      layout.samples_per_block(), fills[static_cast<size_t>(f)]);
+          FillSamples(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
+                      int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
       }
     }
     // The opening fence: every aggregator's buffer is filled before anyone stores into it.
@@ -270,10 +271,10 @@ IoStats ParallelWriter::Write() {
           if (!data) continue;
           const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
           encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
-            const int64_t agg = plan.AggregatorOfBlock(hz >> bpb);
-            const Span blocks = plan.Blocks(agg);
-            const uint64_t first_hz = static_cast<uint64_t>(blocks.begin) << bpb;
-            const uint64_t end_hz = static_cast<uint64_t>(blocks.end) << bpb;
+            const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
+            const Span units = plan.Units(agg);
+            const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
+            const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
             const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
             const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
             if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunDestination{to + displacement, n};
