@@ -1,5 +1,5 @@
 // S3D-IO-like weak-scaling benchmark: hzio::mpi vs file-per-process POSIX, MPI-IO collective,
-// parallel HDF5 and PnetCDF, all in one run and interleaved (method order rotated every
+// parallel HDF5 and PnetCDF, all in one run and interleaved (method order shuffled every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
 //   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants]
@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,17 @@ struct Sample {
   double seconds = 0;
   hzio::mpi::PhaseTimes phases;
 };
+
+// The order of the methods in repetition `rep`: a fixed pseudo-random permutation, the same on
+// every rank. (A rotation would keep each method behind the same predecessor, and a method that
+// reads the files its predecessor just read finds them in the CPU caches.)
+std::vector<size_t> RepetitionOrder(size_t methods, int rep) {
+  std::vector<size_t> order(methods);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::mt19937 random(static_cast<uint32_t>(rep) * 2654435761u + 1);
+  for (size_t i = methods; i > 1; --i) std::swap(order[i - 1], order[random() % i]);  // Fisher-Yates
+  return order;
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -161,8 +174,9 @@ void RunWrite(const Options& o, const S3dCase& c) {
   std::map<std::string, std::vector<Sample>> samples;
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t k = 0; k < methods.size(); ++k) {
-      const Method& m = methods[(k + static_cast<size_t>(rep)) % methods.size()];
-      const std::string dir = o.dir + "/w" + std::to_string((k + static_cast<size_t>(rep)) % methods.size());
+      const size_t which = RepetitionOrder(methods.size(), rep)[k];
+      const Method& m = methods[which];
+      const std::string dir = o.dir + "/w" + std::to_string(which);
       FreshDir(c.comm, dir);
       samples[m.name].push_back(m.run(dir));
     }
@@ -197,7 +211,7 @@ void RunRead(const Options& o, const S3dCase& c) {
   std::map<std::string, std::vector<Sample>> samples;
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t k = 0; k < methods.size(); ++k) {
-      const Method& m = methods[(k + static_cast<size_t>(rep)) % methods.size()];
+      const Method& m = methods[RepetitionOrder(methods.size(), rep)[k]];
       std::vector<std::vector<uint8_t>> out;  // pre-touched (not zero pages), for every method alike
       for (const auto& d : c.data) out.emplace_back(d.size(), uint8_t{0xA5});
       samples[m.name].push_back(m.run(&out));
