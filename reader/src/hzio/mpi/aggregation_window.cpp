@@ -115,6 +115,8 @@ std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int
   return window;
 }
 
+void AggregationWindow::ReleaseCached(MPI_Comm comm) { SlotOf(comm).Release(); }
+
 AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind kind)
     : kind_(kind), rank_(CommRank(comm)), bytes_(bytes) {
   // One agreement decides the kind: rma for all if any rank was forced to rma (the environment may

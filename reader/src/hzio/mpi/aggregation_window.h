@@ -40,6 +40,9 @@ class AggregationWindow {
   /// value on every rank), of the kind asked for where possible. Reuses the communicator's cached
   /// window when it fits. Errors (e.g. out of memory) are agreed: every rank throws the same.
   static std::shared_ptr<AggregationWindow> Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted);
+  /// Collective over `comm`: frees its cached windows now (e.g. before a phase of the simulation
+  /// that needs the memory); the next operation creates them again.
+  static void ReleaseCached(MPI_Comm comm);
 
   ~AggregationWindow();  // collective over the communicator (MPI_Win_free)
   AggregationWindow(const AggregationWindow&) = delete;
