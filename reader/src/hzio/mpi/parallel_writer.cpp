@@ -259,12 +259,12 @@ IoStats ParallelWriter::Write() {
     PutStaging staging;
     std::exception_ptr error;
     try {
-      int64_t cell_bytes = 0;  // what the cells hold: a bound on what leaves this rank
+      int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
       for (const RegularBox& rb : cells)
         for (int f = 0; f < nfields; ++f)
           if (rb.Data(f))
             cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Intersect(touched).Size().Product());
-      staging.Reserve(cell_bytes);
+      if (std::find(direct.begin(), direct.end(), nullptr) != direct.end()) staging.Reserve(cell_bytes);
       for (RegularBox& rb : cells) {
         for (int f = 0; f < nfields; ++f) {
           const uint8_t* data = rb.Data(f);
