@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "hzio/mpi/collective.h"
@@ -19,18 +20,19 @@ constexpr int64_t kGranule = int64_t{2} << 20;
 
 int64_t Capacity(int64_t bytes, int64_t previous) {
   const int64_t grown = std::max(bytes, previous + previous / 4);
+  if (grown > std::numeric_limits<int64_t>::max() - kGranule) return grown;  // absurd: fails to allocate
   return (grown + kGranule - 1) / kGranule * kGranule;
 }
 
-// Whether the directory that backs Open MPI's shared-memory windows has room for `bytes` (with
-// headroom for everything else that lives there): tmpfs pages beyond its size would fault with
-// SIGBUS on first touch, so such a window is never made.
-bool SharedMemoryHasRoom(int64_t bytes) {
+// Whether the directory that backs Open MPI's shared-memory windows has room for the node's
+// parts (with headroom for everything else that lives there): tmpfs pages beyond its size would
+// fault with SIGBUS on first touch, so such a window is never made.
+bool SharedMemoryHasRoom(int64_t bytes_per_rank, int ranks_on_node) {
   const char* dir = std::getenv("OMPI_MCA_osc_sm_backing_directory");
   struct statvfs st {};
   if (::statvfs(dir && *dir ? dir : "/dev/shm", &st) != 0) return false;
   const long double available = static_cast<long double>(st.f_bavail) * static_cast<long double>(st.f_frsize);
-  return static_cast<long double>(bytes) <= available / 2;
+  return static_cast<long double>(bytes_per_rank) * ranks_on_node <= available / 2;
 }
 
 // HZIO_MPI_WINDOWS=rma: MPI_Win_create windows whatever the options ask for (e.g. where shared
@@ -135,7 +137,7 @@ AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind ki
                "MPI_Comm_split_type");
     node_size = CommSize(node_comm_);
   }
-  const bool refuse = !shared || forced_rma || !SharedMemoryHasRoom(bytes_ * node_size);
+  const bool refuse = !shared || forced_rma || !SharedMemoryHasRoom(bytes_, node_size);
   const std::vector<int64_t> agreed = AgreeAndMax(comm, {refuse ? 1 : 0, shared && node_size > 1 ? 1 : 0}, nullptr);
   if (agreed[0] != 0 || agreed[1] == 0) {
     if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
@@ -193,7 +195,8 @@ AggregationWindow::~AggregationWindow() {
 
 uint8_t* AggregationWindow::Direct(int rank) const {
   if (rank == rank_) return base_;
-  const auto at = std::lower_bound(node_parts_.begin(), node_parts_.end(), std::make_pair(rank, static_cast<uint8_t*>(nullptr)));
+  const auto at = std::lower_bound(node_parts_.begin(), node_parts_.end(), rank,
+                                   [](const std::pair<int, uint8_t*>& part, int r) { return part.first < r; });
   return at != node_parts_.end() && at->first == rank ? at->second : nullptr;
 }
 
