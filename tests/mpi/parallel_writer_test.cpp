@@ -245,6 +245,30 @@ TEST(ParallelWriter, RawBlocksSplitAcrossAggregatorsWriteTheSameBytes) {
   }
 }
 
+// An absurd dataset (2^48 samples for a few ranks, each writing a tiny box): a clear error on
+// every rank, naming the memory it would need, and no .idx; never an attempt to fill it.
+TEST(ParallelWriter, AbsurdDatasetFailsEverywhereWithAClearError) {
+  ScratchDir dir;
+  const std::string idx = dir.File("absurd/visus.idx");
+  const IdxHeader header =
+      MakeHeader(Point{int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 8}, ParseFieldList("c:uint8"), 1, 0, 0, "raw", idx);
+  ParallelWriter writer(MPI_COMM_WORLD, idx, header);
+  const std::vector<uint8_t> data(8, 1);
+  writer.Add(0, 0, Box(Point{0, 0, 0}, Point{2, 2, 2}), data.data());
+  std::string message;
+  ErrorCode code = ErrorCode::kInternal;
+  try {
+    (void)writer.Write();
+  } catch (const Error& e) {
+    message = e.what();
+    code = e.code();
+  }
+  EXPECT_EQ(code, ErrorCode::kTooLarge) << message;
+  EXPECT_NE(message.find("bytes of memory"), std::string::npos) << message;
+  EXPECT_TRUE(testing::SameOnAllRanks(message));
+  EXPECT_FALSE(fs::exists(idx));
+}
+
 // A real I/O fault on one aggregator: a directory sits where its block file must go.
 TEST(ParallelWriter, OneAggregatorFailingReachesEveryRankAndLeavesNoIdx) {
   ScratchDir dir;

@@ -1,5 +1,6 @@
 // `hzio-mpi write`: S3D-IO-like synthetic checkpoint through hzio::mpi::ParallelWriter.
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -68,15 +69,27 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const std::vector<Box> pieces = RankPieces(domain, grid, args.GetInt("blocks-per-rank", 1), rank);
   std::vector<std::vector<uint8_t>> buffers;
   ParallelWriter writer(comm, out, header, options);
-  for (int64_t t = 0; t < timesteps; ++t) {
-    for (size_t f = 0; f < fields.size(); ++f) {
-      for (const Box& b : pieces) {
-        buffers.emplace_back(static_cast<size_t>(fields[f].dtype.BytesFor(b.Size().Product())));
-        FillSynthetic(fields[f].dtype, static_cast<int>(f), t, DenseGrid(b), buffers.back().data());
-        writer.Add(static_cast<int>(f), t, b, buffers.back().data());
+  // Agreed, so a rank that cannot hold its share fails everywhere instead of leaving the others
+  // waiting in the write.
+  Collectively(comm, [&] {
+    int64_t bytes = 0;
+    for (const Field& field : fields)
+      for (const Box& b : pieces) bytes += field.dtype.BytesFor(b.Size().Product()) * timesteps;
+    try {
+      for (int64_t t = 0; t < timesteps; ++t) {
+        for (size_t f = 0; f < fields.size(); ++f) {
+          for (const Box& b : pieces) {
+            buffers.emplace_back(static_cast<size_t>(fields[f].dtype.BytesFor(b.Size().Product())));
+            FillSynthetic(fields[f].dtype, static_cast<int>(f), t, DenseGrid(b), buffers.back().data());
+            writer.Add(static_cast<int>(f), t, b, buffers.back().data());
+          }
+        }
       }
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::kTooLarge, "the synthetic data of this rank's boxes (" + std::to_string(bytes) +
+                                            " bytes) does not fit in memory");
     }
-  }
+  });
   MPI_Barrier(comm);  // time the write alone
   const IoStats stats = writer.Write();
   if (rank == 0) {

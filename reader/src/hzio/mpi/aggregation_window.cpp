@@ -1,6 +1,7 @@
 #include "hzio/mpi/aggregation_window.h"
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -108,6 +109,12 @@ Slot& SlotOf(MPI_Comm comm) {
 }  // namespace
 
 std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted) {
+  // An aggregator fills its part, so a part beyond the machine's memory would only end in the OOM
+  // killer. `bytes` is the same on every rank: all of them throw here, with no agreement needed.
+  const long double memory = static_cast<long double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+  Check(memory <= 0 || static_cast<long double>(bytes) <= memory, ErrorCode::kTooLarge,
+        "each aggregator would need " + std::to_string(bytes) + " bytes of memory, more than this machine has (" +
+            std::to_string(static_cast<int64_t>(memory)) + "): use more aggregators or ranks");
   std::shared_ptr<AggregationWindow>& cached = SlotOf(comm).windows[wanted == WindowKind::kRma ? 1 : 0];
   if (cached && cached->size() >= bytes) return cached;
   const int64_t previous = cached ? cached->size() : 0;

@@ -205,8 +205,12 @@ IoStats ParallelWriter::Write() {
     touched.p2[d] = (touched.p2[d] + st - 1) / st * st;
   }
   // When those subtrees fill the padded box, every hz address of every stored block is some
-  // subtree's (the usual power-of-two domains): encoding every cell writes every sample.
-  const bool cells_cover_blocks = touched == header_.bitmask.PaddedBox();
+  // subtree's (the usual power-of-two domains): encoding every cell writes every sample. Not when
+  // the cells are many per rank (small boxes in a large domain): empty cells would then cost more
+  // than filling the aggregators' buffers.
+  constexpr int64_t kMaxCellsPerRank = 64;
+  const bool cells_cover_blocks =
+      touched == header_.bitmask.PaddedBox() && grid.num_cells() <= kMaxCellsPerRank * ranks;
 
   // The aggregators' memory: every rank's part sized for the largest aggregator buffer.
   int64_t window_bytes = 0;
