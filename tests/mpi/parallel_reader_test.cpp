@@ -371,6 +371,27 @@ TEST(ParallelReader, MissingOrMalformedHeaderGivesTheSameErrorEverywhere) {
   }
 }
 
+// A header larger than what the first broadcast carries inline (16 KiB) reaches every rank whole.
+TEST(ParallelReader, LargeHeaderReachesEveryRank) {
+  ScratchDir dir;
+  const std::string idx = dir.File("wide/visus.idx");
+  IdxHeader h;
+  h.box = Box(Point{0, 0, 0}, Point{8, 8, 8});
+  for (int f = 0; f < 800; ++f) {
+    Field field = ParseFieldList("field_with_a_long_name_" + std::to_string(f) + ":float32")[0];
+    h.fields.push_back(field);
+  }
+  h.Validate("visus");
+  if (Rank() == 0) {
+    CreateEmptyDataset(idx, h);
+    EXPECT_GT(fs::file_size(idx), 16u << 10);  // not ASSERT: rank 0 must still reach the barrier
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ParallelReader reader(MPI_COMM_WORLD, idx);
+  ASSERT_EQ(reader.header().fields.size(), 800u);
+  EXPECT_EQ(reader.header().fields[799].name, "field_with_a_long_name_799");
+  EXPECT_TRUE(testing::SameOnAllRanks(reader.header().ToText()));
+}
 
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the
 // serial reader's, at several levels, in both modes, into poisoned memory.

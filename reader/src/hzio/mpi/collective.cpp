@@ -32,9 +32,36 @@ int CommSize(MPI_Comm comm) {
   return n;
 }
 
-void Agree(MPI_Comm comm, std::exception_ptr local_error) { AgreeAndMax(comm, {}, local_error); }
+void Agree(MPI_Comm comm, std::exception_ptr local_error) { AgreeAndReduce(comm, {}, {}, local_error); }
 
 std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std::exception_ptr local_error) {
+  return AgreeAndReduce(comm, std::move(values), {}, local_error).maxima;
+}
+
+namespace {
+
+// The reduction of AgreeAndReduce: [status, m, maxima (m), sums], element-wise maximum over the
+// first 2 + m entries (m is the same on every rank, so it survives) and sums over the rest.
+void MaxThenSum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const int64_t*>(in);
+  auto* b = static_cast<int64_t*>(inout);
+  const int64_t maxed = 2 + a[1];
+  for (int i = 0; i < *len; ++i) b[i] = i < maxed ? std::max(a[i], b[i]) : a[i] + b[i];
+}
+
+MPI_Op MaxThenSumOp() {
+  static MPI_Op op = [] {
+    MPI_Op created;
+    MpiCheck(MPI_Op_create(MaxThenSum, 1, &created), "MPI_Op_create");
+    return created;
+  }();
+  return op;
+}
+
+}  // namespace
+
+Reduced AgreeAndReduce(MPI_Comm comm, std::vector<int64_t> maxima, std::vector<int64_t> sums,
+                       std::exception_ptr local_error) {
   const int rank = CommRank(comm), size = CommSize(comm);
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
@@ -55,14 +82,16 @@ std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std
   }
   // The lowest failing rank speaks for everyone, so all ranks throw the same message: slot 0
   // carries size - rank for a failed rank, whose maximum names the lowest one.
-  values.insert(values.begin(), local_error ? size - rank : 0);
+  const int64_t m = static_cast<int64_t>(maxima.size());
+  std::vector<int64_t> values{local_error ? size - rank : 0, m};
+  values.insert(values.end(), maxima.begin(), maxima.end());
+  values.insert(values.end(), sums.begin(), sums.end());
   MpiCheck(MPI_Allreduce(MPI_IN_PLACE, values.data(), CheckedInt(static_cast<int64_t>(values.size()), "values"),
-                         MPI_INT64_T, MPI_MAX, comm),
+                         MPI_INT64_T, sums.empty() ? MPI_MAX : MaxThenSumOp(), comm),
            "MPI_Allreduce(status)");
-  if (values[0] == 0) {
-    values.erase(values.begin());
-    return values;
-  }
+  if (values[0] == 0)
+    return Reduced{std::vector<int64_t>(values.begin() + 2, values.begin() + 2 + m),
+                   std::vector<int64_t>(values.begin() + 2 + m, values.end())};
   const int speaker = size - static_cast<int>(values[0]);
   int64_t header[2] = {static_cast<int64_t>(code), static_cast<int64_t>(message.size())};
   MpiCheck(MPI_Bcast(header, 2, MPI_INT64_T, speaker, comm), "MPI_Bcast(error)");

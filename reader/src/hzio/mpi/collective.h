@@ -32,6 +32,13 @@ void Agree(MPI_Comm comm, std::exception_ptr local_error);
 /// allreduce (several start-up agreements cost one synchronisation). Returns the maxima.
 std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std::exception_ptr local_error);
 
+/// Agree() fused with element-wise maxima of `maxima` and sums of `sums`, still one allreduce.
+struct Reduced {
+  std::vector<int64_t> maxima, sums;
+};
+Reduced AgreeAndReduce(MPI_Comm comm, std::vector<int64_t> maxima, std::vector<int64_t> sums,
+                       std::exception_ptr local_error);
+
 /// Runs `work` locally and then Agree()s on its outcome.
 template <class Work>
 void Collectively(MPI_Comm comm, Work&& work) {
