@@ -4,6 +4,7 @@
 //
 //   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants]
 //   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
+//   --only NAME,NAME...  runs just those methods (e.g. to profile one: `--only hzio`)
 #include <mpi.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -19,6 +21,8 @@
 
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_writer.h"
+#include "hzio/util/strings.h"
+#include "hz_floor.h"
 #include "s3d_case.h"
 
 namespace {
@@ -33,9 +37,17 @@ struct Options {
   int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
   int64_t blocks_per_file = 0;  // 0: the header default
   bool variants = false, levels = false, sync = false;
+  std::vector<std::string> only;  // method names to run (empty: all)
 };
 
+bool Selected(const Options& o, const std::string& method) {
+  return o.only.empty() || std::find(o.only.begin(), o.only.end(), method) != o.only.end();
+}
+
 int64_t g_per_rank = 0;  // for the report lines
+
+// The HZ floor (hz_floor.h) needs aligned power-of-two boxes: the regular case.
+bool FloorApplies(int64_t per_rank) { return (per_rank & (per_rank - 1)) == 0; }
 int g_bits_per_block = 0;
 int64_t g_blocks_per_file = 0;
 
@@ -102,14 +114,31 @@ void Report(const S3dCase& c, const std::string& op, const std::string& method, 
   std::fflush(stdout);
 }
 
-hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx) {
-  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, g_bits_per_block, g_blocks_per_file, "raw", idx);
+// The IDX layout of hzio's files: the header defaults (or --bits-per-block / --blocks-per-file),
+// or as many files as ranks ("files=ranks": a block per rank's worth of samples, a block per file,
+// so every aggregator writes a file of its own, as file-per-process does).
+struct FileLayout {
+  int bits_per_block = 0;
+  int64_t blocks_per_file = 0;
+};
+
+FileLayout DefaultLayout() { return FileLayout{g_bits_per_block, g_blocks_per_file}; }
+
+FileLayout FilesPerRankLayout(const S3dCase& c) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < c.mine.Size().Product()) ++bits;
+  return FileLayout{bits, 1};
 }
 
-Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options) {
+hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx, const FileLayout& layout) {
+  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, layout.bits_per_block, layout.blocks_per_file, "raw", idx);
+}
+
+Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options,
+                 const FileLayout& layout = DefaultLayout()) {
   Sample s;
   s.seconds = Timed(c.comm, [&] {
-    hzio::mpi::ParallelWriter w(c.comm, dir + "/visus.idx", HzioHeader(c, dir + "/visus.idx"), options);
+    hzio::mpi::ParallelWriter w(c.comm, dir + "/visus.idx", HzioHeader(c, dir + "/visus.idx", layout), options);
     for (size_t f = 0; f < c.fields.size(); ++f) w.Add(static_cast<int>(f), 0, c.mine, c.data[f].data());
     s.phases = w.Write().max;
   });
@@ -156,8 +185,15 @@ void RunWrite(const Options& o, const S3dCase& c) {
   hzio::mpi::WriteOptions rma = plain;
   rma.windows = hzio::mpi::WindowKind::kRma;
   methods.push_back({"hzio rma-windows", [&](const std::string& d) { return HzioWrite(c, d, rma); }});
+  const FileLayout files_per_rank = FilesPerRankLayout(c);
+  methods.push_back({"hzio files=ranks", [&](const std::string& d) { return HzioWrite(c, d, plain, files_per_rank); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
     methods.push_back({b.name, [&c, b](const std::string& d) { return Sample{Timed(c.comm, [&] { b.write(c, d); }), {}}; }});
+  std::unique_ptr<hzio_bench::HzFloor> floor;
+  if (FloorApplies(o.per_rank)) {
+    floor = std::make_unique<hzio_bench::HzFloor>(c);
+    methods.push_back({"hz floor", [&](const std::string& d) { return Sample{Timed(c.comm, [&] { floor->Write(d); }), {}}; }});
+  }
   if (o.variants) {
     auto with = [&](const std::string& restructure, int64_t aggs) {
       hzio::mpi::WriteOptions w;
@@ -170,6 +206,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
     methods.push_back({"hzio restructure=8x8x8", with("8x8x8", 0)});
     for (int64_t a = 1; a < c.ranks; a *= 2) methods.push_back({"hzio aggregators=" + std::to_string(a), with("default", a)});
   }
+  std::erase_if(methods, [&](const Method& m) { return !Selected(o, m.name); });
   const int64_t bytes = c.GlobalBytes();
   std::map<std::string, std::vector<Sample>> samples;
   for (int rep = 0; rep < o.reps; ++rep)
@@ -188,13 +225,16 @@ void RunRead(const Options& o, const S3dCase& c) {
   const std::string hz = o.dir + "/r-hzio";
   FreshDir(c.comm, hz);
   HzioWrite(c, hz, {});
+  const std::string hz_files = o.dir + "/r-hzio-files";
+  FreshDir(c.comm, hz_files);
+  HzioWrite(c, hz_files, {}, FilesPerRankLayout(c));
   struct Method { std::string name; std::function<Sample(std::vector<std::vector<uint8_t>>*)> run; };
   std::vector<Method> methods;
   const auto options = [](hzio::mpi::ReadMode mode, hzio::mpi::WindowKind windows) {
-    hzio::mpi::ReadOptions o;
-    o.mode = mode;
-    o.windows = windows;
-    return o;
+    hzio::mpi::ReadOptions r;
+    r.mode = mode;
+    r.windows = windows;
+    return r;
   };
   const hzio::mpi::ReadOptions two_phase = options(hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::WindowKind::kNodeShared);
   const hzio::mpi::ReadOptions two_phase_rma = options(hzio::mpi::ReadMode::kTwoPhase, hzio::mpi::WindowKind::kRma);
@@ -202,12 +242,22 @@ void RunRead(const Options& o, const S3dCase& c) {
   methods.push_back({"hzio two-phase", [&](auto* out) { return HzioRead(c, hz, two_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
+  methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines()) {
     const std::string dir = o.dir + "/r-" + b.name;
     FreshDir(c.comm, dir);
     b.write(c, dir);
     methods.push_back({b.name, [&c, b, dir](auto* out) { return Sample{Timed(c.comm, [&] { b.read(c, dir, *out); }), {}}; }});
   }
+  std::unique_ptr<hzio_bench::HzFloor> floor;
+  const std::string floor_dir = o.dir + "/r-hz-floor";
+  if (FloorApplies(o.per_rank)) {
+    floor = std::make_unique<hzio_bench::HzFloor>(c);
+    FreshDir(c.comm, floor_dir);
+    floor->Write(floor_dir);
+    methods.push_back({"hz floor", [&](auto* out) { return Sample{Timed(c.comm, [&] { floor->Read(floor_dir, *out); }), {}}; }});
+  }
+  std::erase_if(methods, [&](const Method& m) { return !Selected(o, m.name); });
   std::map<std::string, std::vector<Sample>> samples;
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t k = 0; k < methods.size(); ++k) {
@@ -247,6 +297,7 @@ int main(int argc, char** argv) {
     else if (a == "--bits-per-block" && i + 1 < argc) o.bits_per_block = std::stoi(argv[++i]);
     else if (a == "--blocks-per-file" && i + 1 < argc) o.blocks_per_file = std::stoll(argv[++i]);
     else if (a == "--variants") o.variants = true;
+    else if (a == "--only" && i + 1 < argc) o.only = hzio::Split(argv[++i], ',');
     else if (a == "--levels") o.levels = true;
     else if (a == "--sync") o.sync = true;
     else o.op = a;
@@ -260,7 +311,7 @@ int main(int argc, char** argv) {
     c.durable = o.sync;
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels] [--only M,M]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;

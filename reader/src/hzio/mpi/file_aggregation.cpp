@@ -24,14 +24,15 @@ FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int
     : ranks_(ranks),
       bpf_(header.blocks_per_file),
       total_blocks_(static_cast<int64_t>(header.total_blocks())),
-      unit_bits_(header.bits_per_block) {
+      unit_bits_(header.bits_per_block),
+      raw_(AllFieldsRaw(header)) {
   Check(header.interleave <= 1, ErrorCode::kUnsupported,
         "the parallel writer needs (interleave block) 0, not " + std::to_string(header.interleave));
   Check(requested >= 0, ErrorCode::kInvalidArgument, "--aggregators must be >= 0");
   files_ = (total_blocks_ + bpf_ - 1) / bpf_;
   const int64_t wanted = std::min<int64_t>(requested == 0 ? ranks : requested, ranks);
   // Compressed blocks are encoded whole, so only raw datasets are cut finer than blocks.
-  if (AllFieldsRaw(header))
+  if (raw_)
     while ((total_blocks_ << (header.bits_per_block - unit_bits_)) < wanted && unit_bits_ > kMinUnitBits) --unit_bits_;
   units_per_block_ = int64_t{1} << (header.bits_per_block - unit_bits_);
   total_units_ = total_blocks_ * units_per_block_;

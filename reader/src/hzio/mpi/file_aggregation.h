@@ -34,6 +34,9 @@ class FileAggregation {
   int64_t units_per_block() const { return units_per_block_; }
   /// Whether aggregators own whole files (no file is shared; units are then blocks).
   bool whole_files() const { return aggregators_ <= files_; }
+  /// Whether every field is raw: payloads have fixed sizes, so every byte's place in a file follows
+  /// from the geometry alone.
+  bool raw() const { return raw_; }
   /// Units [begin, end) of an aggregator (unit u holds hz [u, u+1) * 2^unit_bits()).
   Span Units(int64_t aggregator) const;
   /// Blocks [begin, end) that an aggregator's units belong to (the first and last may be shared).
@@ -53,6 +56,7 @@ class FileAggregation {
   int ranks_;
   int64_t bpf_, total_blocks_, files_, aggregators_;
   int unit_bits_;
+  bool raw_;
   int64_t units_per_block_, total_units_;
   std::vector<int64_t> unit_bytes_;  // per field
 };

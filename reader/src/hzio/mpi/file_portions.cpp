@@ -74,15 +74,91 @@ std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& 
   return portions;
 }
 
-// A raw dataset cut finer than blocks (FileAggregation::units_per_block() > 1): every payload has
-// its fixed size, so the place of every byte in a file follows from which of its blocks hold
-// samples of the dataset box, and each aggregator writes its units' bytes there without asking
-// anybody. The owner of a block's first unit writes that block's table entries, the owner of a
-// file's first unit the table header, the owner of its last unit the zero entries past the last
-// block and the final size.
-int64_t WriteUnitPortions(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                          const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time, bool sync) {
+// Where the payloads of each slot of a raw dataset's file start (-1: the block holds no sample of
+// the dataset box, so it has none, §4.9), and the file's size.
+struct RawFileGeometry {
+  Span blocks, units;
+  std::vector<int64_t> base;
+  int64_t end = 0;
+};
+
+RawFileGeometry RawGeometry(const BlockLayout& layout, const FileAggregation& plan, int64_t file, const Box& box,
+                            int64_t table_bytes, int64_t slot_bytes) {
+  RawFileGeometry g;
+  g.blocks = plan.FileBlocks(file);
+  g.units = Span{g.blocks.begin * plan.units_per_block(), g.blocks.end * plan.units_per_block()};
+  g.base.assign(static_cast<size_t>(g.blocks.size()), -1);
+  g.end = table_bytes;
+  for (int64_t pos = 0; pos < g.blocks.size(); ++pos)
+    if (BlockTouchesBox(layout, static_cast<uint64_t>(g.blocks.begin + pos), box)) {
+      g.base[static_cast<size_t>(pos)] = g.end;
+      g.end += slot_bytes;
+    }
+  return g;
+}
+
+// One aggregator's part of a raw file: the table entries of the blocks whose first unit it owns
+// (plus the table header if it owns the file's first unit, and the zero entries past the last
+// block if it owns the last), and its units' bytes, each at its file offset. `table` backs the
+// table pieces.
+struct RawPart {
+  std::vector<uint8_t> table;
+  std::vector<PlacedSpan> pieces;
+  bool last = false;
+  int64_t bytes = 0;
+};
+
+RawPart RawFilePart(const FileAggregation& plan, const RawFileGeometry& g, int nfields,
+                    const std::vector<int64_t>& field_offset, int64_t agg, const uint8_t* buffer) {
   const int64_t bpf = plan.blocks_per_file(), upb = plan.units_per_block();
+  const Span mine = plan.Units(agg);
+  const Span own{std::max(mine.begin, g.units.begin), std::min(mine.end, g.units.end)};
+  const Span slots{(own.begin - g.units.begin + upb - 1) / upb, (own.end - g.units.begin + upb - 1) / upb};
+  RawPart part;
+  part.last = own.end == g.units.end;
+  std::vector<BlockEntry> entries(static_cast<size_t>(bpf * nfields));
+  for (int64_t pos = slots.begin; pos < slots.end; ++pos) {
+    if (g.base[static_cast<size_t>(pos)] < 0) continue;  // absent: zero entries
+    for (int f = 0; f < nfields; ++f) {
+      BlockEntry& e = entries[static_cast<size_t>(f * bpf + pos)];
+      e.offset = static_cast<uint64_t>(g.base[static_cast<size_t>(pos)] + field_offset[static_cast<size_t>(f)]);
+      e.size = static_cast<uint64_t>(plan.block_bytes(f));
+      e.flags = static_cast<uint32_t>(Codec::kRaw);  // bit 4 clear: hz-ordered samples
+    }
+  }
+  part.table = EncodeBlockTable(entries);
+  if (slots.begin == 0 && own.begin == g.units.begin) part.pieces.push_back(PlacedSpan{0, ByteSpan{part.table.data(), 40}});
+  const int64_t entries_end = part.last ? bpf : slots.end;
+  for (int f = 0; f < nfields && entries_end > slots.begin; ++f) {
+    const int64_t at = 40 + 40 * (f * bpf + slots.begin);
+    part.pieces.push_back(PlacedSpan{at, ByteSpan{part.table.data() + at, 40 * (entries_end - slots.begin)}});
+  }
+  for (int64_t u = own.begin; u < own.end;) {
+    const int64_t b = u / upb, end = std::min(own.end, (b + 1) * upb);
+    const int64_t slot_base = g.base[static_cast<size_t>(b - g.blocks.begin)];
+    if (slot_base >= 0)
+      for (int f = 0; f < nfields; ++f) {
+        const int64_t ub = plan.unit_bytes(f);
+        part.pieces.push_back(PlacedSpan{slot_base + field_offset[static_cast<size_t>(f)] + (u - b * upb) * ub,
+                                         ByteSpan{buffer + plan.FieldBase(agg, f) + (u - mine.begin) * ub, (end - u) * ub}});
+      }
+    u = end;
+  }
+  for (const PlacedSpan& p : part.pieces) part.bytes += p.bytes.size;
+  return part;
+}
+
+// A raw dataset whose files are shared by several aggregators: the place of every byte follows
+// from which blocks hold samples of the dataset box, so parts are written without asking anybody.
+// One rank per node writes each file: the first of its sharers whose buffer it can read (any on
+// this node with a node-shared window, else only its own) writes all of theirs, as ROMIO's
+// collective buffering keeps one aggregator per node; concurrent writers of one file serialise on
+// its lock in a local file system anyway. Returns the bytes of this aggregator's own parts,
+// whoever wrote them.
+int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
+                            const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
+                            int64_t time, bool sync) {
+  const int64_t bpf = plan.blocks_per_file();
   const int nfields = static_cast<int>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
   std::vector<int64_t> field_offset;  // of field f's payload inside a block's slot
@@ -91,71 +167,52 @@ int64_t WriteUnitPortions(const IdxHeader& header, const BlockLayout& layout, co
     field_offset.push_back(slot_bytes);
     slot_bytes += plan.block_bytes(f);
   }
-  const Span mine = plan.Units(agg), my_files = plan.Files(agg);
-  int64_t written = 0;
+  const Span my_files = plan.Files(agg);
+  int64_t own_bytes = 0;
   for (int64_t file = my_files.begin; file < my_files.end; ++file) {
     if (!FileHasData(layout, plan, file, header.box)) continue;  // no file (§4.9)
-    const Span fb = plan.FileBlocks(file);
-    std::vector<int64_t> base(static_cast<size_t>(fb.size()), -1);  // payload start per slot, -1: absent
-    int64_t file_end = table_bytes;
-    for (int64_t pos = 0; pos < fb.size(); ++pos)
-      if (BlockTouchesBox(layout, static_cast<uint64_t>(fb.begin + pos), header.box)) {
-        base[static_cast<size_t>(pos)] = file_end;
-        file_end += slot_bytes;
+    const RawFileGeometry g = RawGeometry(layout, plan, file, header.box, table_bytes, slot_bytes);
+    const Span sharers{plan.AggregatorOfUnit(static_cast<uint64_t>(g.units.begin)),
+                       plan.AggregatorOfUnit(static_cast<uint64_t>(g.units.end - 1)) + 1};
+    int64_t writer = agg;
+    for (int64_t a = sharers.begin; a < agg; ++a)
+      if (buffers[static_cast<size_t>(a)]) {
+        writer = a;
+        break;
       }
-    const Span file_units{fb.begin * upb, fb.end * upb};
-    const Span own{std::max(mine.begin, file_units.begin), std::min(mine.end, file_units.end)};
-    const Span slots{(own.begin - file_units.begin + upb - 1) / upb, (own.end - file_units.begin + upb - 1) / upb};
-    const bool last = own.end == file_units.end;
-    std::vector<BlockEntry> entries(static_cast<size_t>(bpf * nfields));
-    for (int64_t pos = slots.begin; pos < slots.end; ++pos) {
-      if (base[static_cast<size_t>(pos)] < 0) continue;  // absent: zero entries
-      for (int f = 0; f < nfields; ++f) {
-        BlockEntry& e = entries[static_cast<size_t>(f * bpf + pos)];
-        e.offset = static_cast<uint64_t>(base[static_cast<size_t>(pos)] + field_offset[static_cast<size_t>(f)]);
-        e.size = static_cast<uint64_t>(plan.block_bytes(f));
-        e.flags = static_cast<uint32_t>(Codec::kRaw);  // bit 4 clear: hz-ordered samples
-      }
-    }
-    const std::vector<uint8_t> table = EncodeBlockTable(entries);
+    std::vector<RawPart> parts;
+    parts.push_back(RawFilePart(plan, g, nfields, field_offset, agg, buffers[static_cast<size_t>(agg)]));
+    own_bytes += parts.back().bytes;
+    if (writer != agg) continue;  // a sharer before this one on its node writes it
+    for (int64_t a = agg + 1; a < sharers.end; ++a)
+      if (const uint8_t* b = buffers[static_cast<size_t>(a)]) parts.push_back(RawFilePart(plan, g, nfields, field_offset, a, b));
     std::vector<PlacedSpan> pieces;
-    if (slots.begin == 0 && own.begin == file_units.begin) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), 40}});
-    const int64_t entries_end = last ? bpf : slots.end;
-    for (int f = 0; f < nfields && entries_end > slots.begin; ++f) {
-      const int64_t at = 40 + 40 * (f * bpf + slots.begin);
-      pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * (entries_end - slots.begin)}});
-    }
-    for (int64_t u = own.begin; u < own.end;) {
-      const int64_t b = u / upb, end = std::min(own.end, (b + 1) * upb);
-      const int64_t slot_base = base[static_cast<size_t>(b - fb.begin)];
-      if (slot_base >= 0)
-        for (int f = 0; f < nfields; ++f) {
-          const int64_t ub = plan.unit_bytes(f);
-          pieces.push_back(PlacedSpan{slot_base + field_offset[static_cast<size_t>(f)] + (u - b * upb) * ub,
-                                      ByteSpan{buffer + plan.FieldBase(agg, f) + (u - mine.begin) * ub, (end - u) * ub}});
-        }
-      u = end;
+    bool last = false;
+    for (const RawPart& part : parts) {
+      pieces.insert(pieces.end(), part.pieces.begin(), part.pieces.end());
+      last = last || part.last;
     }
     std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
-    WriteIntoFile(files.FilePath(fb.begin, time), pieces, last ? file_end : -1, sync);
-    for (const PlacedSpan& p : pieces) written += p.bytes.size;
+    WriteIntoFile(files.FilePath(g.blocks.begin, time), pieces, last ? g.end : -1, sync);
   }
-  return written;
+  return own_bytes;
 }
 
 }  // namespace
 
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                           const FileAggregation& plan, int64_t agg, const uint8_t* buffer, int64_t time, bool sync) {
+                           const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
+                           int64_t time, bool sync) {
+  const uint8_t* const buffer = agg >= 0 ? buffers[static_cast<size_t>(agg)] : nullptr;
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
   // Local failures are carried to the one agreement at the end: a rank that failed writes
   // nothing more, and the others' files are never referenced by a .idx.
   std::exception_ptr error;
-  if (plan.units_per_block() > 1) {
+  if (plan.raw() && !plan.whole_files()) {
     int64_t written = 0;
     try {
-      if (agg >= 0) written = WriteUnitPortions(header, layout, files, plan, agg, buffer, time, sync);
+      if (agg >= 0) written = WriteRawSharedFiles(header, layout, files, plan, agg, buffers, time, sync);
     } catch (...) {
       error = std::current_exception();
     }

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "hzio/access/local_dataset.h"
 #include "hzio/format/block_files.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/box_copy.h"
@@ -429,45 +430,43 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLa
 std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results) {
-  const int dims = header_.dims();
-  std::vector<uint64_t> blocks;
-  std::vector<std::vector<uint64_t>> box_blocks;
-  for (const Box& b : clipped) {
-    box_blocks.push_back(BoxBlocks(header_, *layout_, b, level));
-    blocks.insert(blocks.end(), box_blocks.back().begin(), box_blocks.back().end());
-  }
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  // Every rank reads its own boxes with hzio::core's serial engine: only the blocks they touch,
+  // scattered straight from the files' page-cache mappings into the boxes through the hz tables,
+  // so only the samples a box holds are moved (a rank's box meets every fine block of a dataset,
+  // whose whole permutation would be most of the work). One thread: the ranks are the parallelism.
   stats_.aggregators = CommSize(comm_);  // every rank reads for itself
   std::exception_ptr error;
   try {
+    const double t0 = MPI_Wtime();
+    if (!local_) {
+      OpenOptions open;
+      open.threads = 1;
+      open.max_query_bytes = std::numeric_limits<int64_t>::max();  // the caller's memory holds the result
+      local_ = std::make_unique<LocalDataset>(header_, idx_path_, IdxDir(idx_path_), open);
+    }
     for (size_t k = 0; k < fields.size(); ++k) {
       const Field& f = header_.fields[static_cast<size_t>(fields[k])];
-      const int64_t sb = f.dtype.SampleBytes();
-      const int64_t block_bytes = f.dtype.BytesFor(layout_->samples_per_block());
-      double t0 = MPI_Wtime();
-      PooledBuffer buffer(blocks.size() * static_cast<size_t>(block_bytes));  // ReadBlocks writes it
-      std::vector<uint8_t*> out;
-      for (size_t i = 0; i < blocks.size(); ++i) out.push_back(buffer.data() + static_cast<int64_t>(i) * block_bytes);
-      const BlockReadStats rs =
-          ReadBlocks(header_, *layout_, *files_, fields[k], time, blocks, out, options_.missing_files_are_errors, level);
-      stats_.file_bytes += rs.file_bytes;
-      stats_.local.hz += rs.layout_seconds;
-      stats_.local.io += MPI_Wtime() - t0 - rs.layout_seconds;
-      stats_.local_aggregator_bytes += static_cast<int64_t>(buffer.size());
-      t0 = MPI_Wtime();
-      for (size_t bi = 0; bi < clipped.size(); ++bi) {
-        for (uint64_t id : box_blocks[bi]) {
-          const Grid g = layout_->BlockGrid(id);
-          AxisCopy plan[kMaxDims];
-          if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], plan)) continue;
-          const size_t index = static_cast<size_t>(std::lower_bound(blocks.begin(), blocks.end(), id) - blocks.begin());
-          CopyPlanned(buffer.data() + static_cast<int64_t>(index) * block_bytes, g.count, results[k][bi].data,
-                      results[k][bi].grid.count, plan, dims, sb);
-        }
+      std::vector<uint64_t> blocks;
+      for (const Box& b : clipped) {
+        const std::vector<uint64_t> touched = BoxBlocks(header_, *layout_, b, level);
+        blocks.insert(blocks.end(), touched.begin(), touched.end());
       }
-      stats_.local.restructure += MPI_Wtime() - t0;
+      std::sort(blocks.begin(), blocks.end());
+      blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+      for (const uint64_t id : blocks) {  // what is read, and files that must exist
+        const LocalDataset::Location at = local_->Locate(fields[k], time, id);
+        Check(at.file != nullptr || !options_.missing_files_are_errors, ErrorCode::kNotFound,
+              "block file " + files_->FilePath(id, time) + " is missing (it should hold block " + std::to_string(id) +
+                  " of field '" + f.name + "', timestep " + std::to_string(time) + ")");
+        stats_.file_bytes += static_cast<int64_t>(at.entry.size);
+      }
+      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+        const Dataset::Resolved query{fields[k], time, clipped[bi], LevelRange{0, level}, results[k][bi].grid};
+        local_->ReadInto(query, results[k][bi].data);
+      }
     }
+    stats_.local_aggregator_bytes = stats_.file_bytes;
+    stats_.local.io += MPI_Wtime() - t0;  // reading and placing are one pass here
   } catch (...) {
     error = std::current_exception();
   }

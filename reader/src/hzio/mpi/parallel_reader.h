@@ -8,8 +8,8 @@
 /// aggregators (self-balancing). Aggregators read their ranges with large reads (block_reading.h),
 /// decode to row-major, and expose them in an MPI window; ranks fetch the slabs holding their
 /// samples with one contiguous one-sided get per (block, aggregator) and place them locally.
-/// Several fields can be read in one call. One-phase: every rank reads its own blocks directly
-/// (for comparison). Errors follow the writer's collective semantics.
+/// Several fields can be read in one call. One-phase (for comparison): every rank reads its own
+/// boxes directly with hzio::core's serial engine. Errors follow the writer's collective semantics.
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "hzio/access/local_dataset.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
@@ -133,6 +134,7 @@ class ParallelReader {
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
   std::unique_ptr<BlockFiles> files_;  // block -> file path, from the header (made once)
+  std::unique_ptr<LocalDataset> local_;  // one-phase reads (made on first use; keeps its tables)
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   IoStats stats_;
 };

@@ -222,6 +222,7 @@ IoStats ParallelWriter::Write() {
   // node in a node-shared window), else null: its runs are staged and put.
   std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
   for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
+  const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
   int64_t aggregator_bytes = 0;
 
   for (const int64_t time : times) {
@@ -310,7 +311,7 @@ IoStats ParallelWriter::Write() {
 
     // I/O: aggregators encode and write their files (or parts of shared files).
     t0 = MPI_Wtime();
-    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, agg_buffer, time, options_.sync);
+    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync);
     stats.local.io += MPI_Wtime() - t0;
   }
 

@@ -1,0 +1,102 @@
+#include "hz_floor.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+#include "hzio/mpi/hz_encode.h"
+#include "hzio/mpi/parallel_writer.h"
+
+namespace hzio_bench {
+
+namespace {
+
+std::string FloorFile(const std::string& dir, int rank) { return dir + "/hzfloor_" + std::to_string(rank) + ".bin"; }
+
+hzio::mpi::HzEncoder EncoderFor(const S3dCase& c) {
+  const hzio::IdxHeader h = hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", "visus.idx");
+  const hzio::Point size = c.mine.Size();
+  for (int d = 0; d < size.dims; ++d)
+    if ((size[d] & (size[d] - 1)) != 0 || c.mine.p1[d] % size[d] != 0)
+      throw std::runtime_error("hz floor: the box " + c.mine.ToRangesString() + " is not an aligned power-of-two cell");
+  return hzio::mpi::HzEncoder(h.bitmask, size);
+}
+
+// Encodes `data` (row-major over the case's box) into `out`, runs back to back.
+void EncodeInto(const hzio::mpi::HzEncoder& encoder, const S3dCase& c, const uint8_t* data, int64_t sb, uint8_t* out) {
+  int64_t at = 0;
+  encoder.Encode(c.mine, data, sb, c.domain, [&](uint64_t, int64_t count) {
+    const hzio::mpi::RunDestination d{out + at * sb, count};
+    at += count;
+    return d;
+  });
+}
+
+template <int64_t kWords>
+void ScatterWords(uint8_t* dst, const uint8_t* src, const std::vector<int64_t>& order) {
+  for (size_t k = 0; k < order.size(); ++k)
+    std::memcpy(dst + order[k] * 8 * kWords, src + static_cast<int64_t>(k) * 8 * kWords, 8 * kWords);
+}
+
+void Scatter(uint8_t* dst, const uint8_t* src, const std::vector<int64_t>& order, int64_t sb) {
+  switch (sb) {
+    case 8: return ScatterWords<1>(dst, src, order);
+    case 24: return ScatterWords<3>(dst, src, order);
+    case 88: return ScatterWords<11>(dst, src, order);
+    default:
+      for (size_t k = 0; k < order.size(); ++k)
+        std::memcpy(dst + order[k] * sb, src + static_cast<int64_t>(k) * sb, static_cast<size_t>(sb));
+  }
+}
+
+}  // namespace
+
+HzFloor::HzFloor(const S3dCase& c) : case_(c) {
+  const hzio::mpi::HzEncoder encoder = EncoderFor(c);
+  std::vector<int64_t> index(static_cast<size_t>(c.mine.Size().Product()));
+  std::iota(index.begin(), index.end(), int64_t{0});
+  order_.resize(index.size());
+  EncodeInto(encoder, c, reinterpret_cast<const uint8_t*>(index.data()), 8, reinterpret_cast<uint8_t*>(order_.data()));
+  for (const auto& d : c.data) encoded_.emplace_back(d.size(), uint8_t{0x5A});
+}
+
+void HzFloor::Write(const std::string& dir) {
+  const hzio::mpi::HzEncoder encoder = EncoderFor(case_);  // as a writer would build it per call
+  std::vector<iovec> iov;
+  size_t total = 0;
+  for (size_t f = 0; f < case_.fields.size(); ++f) {
+    EncodeInto(encoder, case_, case_.data[f].data(), case_.fields[f].dtype.SampleBytes(), encoded_[f].data());
+    iov.push_back(iovec{encoded_[f].data(), encoded_[f].size()});
+    total += encoded_[f].size();
+  }
+  const std::string path = FloorFile(dir, case_.rank);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path);
+  const bool ok = ::writev(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
+  if (ok && case_.durable && ::fsync(fd) != 0) throw std::runtime_error("fsync failed: " + path);
+  ::close(fd);
+  if (!ok) throw std::runtime_error("short write " + path);
+}
+
+void HzFloor::Read(const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
+  const std::string path = FloorFile(dir, case_.rank);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw std::runtime_error("cannot open " + path);
+  std::vector<iovec> iov;
+  size_t total = 0;
+  for (auto& e : encoded_) {
+    iov.push_back(iovec{e.data(), e.size()});
+    total += e.size();
+  }
+  const bool ok = ::readv(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
+  ::close(fd);
+  if (!ok) throw std::runtime_error("short read " + path);
+  for (size_t f = 0; f < case_.fields.size(); ++f)
+    Scatter(out[f].data(), encoded_[f].data(), order_, case_.fields[f].dtype.SampleBytes());
+}
+
+}  // namespace hzio_bench
