@@ -205,12 +205,14 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   }
 
   std::exception_ptr error;
-  if (options_.mode == ReadMode::kTwoPhase)
+  // A single rank has nothing to exchange: its two-phase read is the one-phase read, which scatters
+  // straight from the files into the boxes with no aggregator buffer in between.
+  const int ranks = CommSize(comm_);
+  if (options_.mode == ReadMode::kTwoPhase && ranks > 1)
     error = ReadTwoPhase(fields, time, level, region, clipped, targets);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
 
-  const int ranks = CommSize(comm_);
   const int64_t aggregators = stats_.aggregators;
   const bool two_phase = options_.mode == ReadMode::kTwoPhase;
   FinishStats(

@@ -9,7 +9,8 @@
 /// decode to row-major, and expose them in an MPI window; ranks fetch the slabs holding their
 /// samples with one contiguous one-sided get per (block, aggregator) and place them locally.
 /// Several fields can be read in one call. One-phase (for comparison): every rank reads its own
-/// boxes directly with hzio::core's serial engine. Errors follow the writer's collective semantics.
+/// boxes directly with hzio::core's serial engine, which is also how a single rank reads in either
+/// mode (it has nothing to exchange). Errors follow the writer's collective semantics.
 #pragma once
 
 #include <mpi.h>
