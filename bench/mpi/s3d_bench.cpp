@@ -105,12 +105,21 @@ void Report(const S3dCase& c, const std::string& op, const std::string& method, 
     io.push_back(s.phases.io);
   }
   const double m = Median(t);
+  // Every repetition's time too, in repetition order: methods run back to back within a
+  // repetition, so ratios of the same repetition's times cancel the machine's slow spells.
+  std::string times;
+  for (const double x : t) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%s%.9g", times.empty() ? "" : ",", x);
+    times += number;
+  }
   std::printf("{\"op\":\"%s\",\"per_rank\":%lld,\"method\":\"%s\",\"ranks\":%d,\"bytes\":%lld,\"median_s\":%.6f,"
-              "\"gib_per_s\":%.4f,\"phases\":{\"restructure\":%.6f,\"hz\":%.6f,\"aggregate\":%.6f,\"io\":%.6f}%s}\n",
+              "\"gib_per_s\":%.4f,\"phases\":{\"restructure\":%.6f,\"hz\":%.6f,\"aggregate\":%.6f,\"io\":%.6f},"
+              "\"times\":[%s]%s}\n",
               op.c_str(), static_cast<long long>(g_per_rank),
               method.c_str(), c.ranks, static_cast<long long>(bytes), m,
               m > 0 ? static_cast<double>(bytes) / (1 << 30) / m : 0.0, Median(r), Median(h), Median(a), Median(io),
-              extra.c_str());
+              times.c_str(), extra.c_str());
   std::fflush(stdout);
 }
 
