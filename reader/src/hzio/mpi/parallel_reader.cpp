@@ -433,9 +433,8 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
                                                 const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results) {
   // Every rank reads its own boxes with hzio::core's serial engine: only the blocks they touch,
-  // scattered straight from the files' page-cache mappings into the boxes through the hz tables,
-  // so only the samples a box holds are moved (a rank's box meets every fine block of a dataset,
-  // whose whole permutation would be most of the work). One thread: the ranks are the parallelism.
+  // scattered into the boxes through the hz tables, so only the samples a box holds are moved (a rank's box meets every fine block of a dataset, whose whole permutation
+  // would be most of the work). One thread: the ranks are the parallelism.
   stats_.aggregators = CommSize(comm_);  // every rank reads for itself
   std::exception_ptr error;
   try {
@@ -444,6 +443,7 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       OpenOptions open;
       open.threads = 1;
       open.max_query_bytes = std::numeric_limits<int64_t>::max();  // the caller's memory holds the result
+      open.map_whole_blocks = false;  // read once: pread whole blocks rather than fault a mapping in
       local_ = std::make_unique<LocalDataset>(header_, idx_path_, IdxDir(idx_path_), open);
     }
     for (size_t k = 0; k < fields.size(); ++k) {
