@@ -40,13 +40,20 @@ std::vector<int64_t> AgreeAndMax(MPI_Comm comm, std::vector<int64_t> values, std
 
 namespace {
 
-// The reduction of AgreeAndReduce: [status, m, maxima (m), sums], element-wise maximum over the
-// first 2 + m entries (m is the same on every rank, so it survives) and sums over the rest.
-void MaxThenSum(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const int64_t*>(in);
-  auto* b = static_cast<int64_t*>(inout);
-  const int64_t maxed = 2 + a[1];
-  for (int i = 0; i < *len; ++i) b[i] = i < maxed ? std::max(a[i], b[i]) : a[i] + b[i];
+// The reduction of AgreeAndReduce over records [status, m, maxima (m), sums]: element-wise maximum
+// over the first 2 + m entries (m is the same on every rank, so it survives) and sums over the
+// rest. A record travels as one element of a contiguous datatype, so MPI can never hand this
+// function a piece of one (it may split a long buffer of plain integers, and positions would shift).
+void MaxThenSum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int record_bytes = 0;
+  MPI_Type_size(*type, &record_bytes);
+  const int n = record_bytes / static_cast<int>(sizeof(int64_t));
+  for (int r = 0; r < *len; ++r) {
+    const int64_t* a = static_cast<const int64_t*>(in) + static_cast<int64_t>(r) * n;
+    int64_t* b = static_cast<int64_t*>(inout) + static_cast<int64_t>(r) * n;
+    const int64_t maxed = 2 + a[1];
+    for (int i = 0; i < n; ++i) b[i] = i < maxed ? std::max(a[i], b[i]) : a[i] + b[i];
+  }
 }
 
 MPI_Op MaxThenSumOp() {
@@ -86,9 +93,17 @@ Reduced AgreeAndReduce(MPI_Comm comm, std::vector<int64_t> maxima, std::vector<i
   std::vector<int64_t> values{local_error ? size - rank : 0, m};
   values.insert(values.end(), maxima.begin(), maxima.end());
   values.insert(values.end(), sums.begin(), sums.end());
-  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, values.data(), CheckedInt(static_cast<int64_t>(values.size()), "values"),
-                         MPI_INT64_T, sums.empty() ? MPI_MAX : MaxThenSumOp(), comm),
-           "MPI_Allreduce(status)");
+  const int count = CheckedInt(static_cast<int64_t>(values.size()), "values");
+  if (sums.empty()) {
+    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce(status)");
+  } else {
+    MPI_Datatype record;
+    MpiCheck(MPI_Type_contiguous(count, MPI_INT64_T, &record), "MPI_Type_contiguous");
+    MpiCheck(MPI_Type_commit(&record), "MPI_Type_commit");
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, values.data(), 1, record, MaxThenSumOp(), comm);
+    MPI_Type_free(&record);
+    MpiCheck(rc, "MPI_Allreduce(status)");
+  }
   if (values[0] == 0)
     return Reduced{std::vector<int64_t>(values.begin() + 2, values.begin() + 2 + m),
                    std::vector<int64_t>(values.begin() + 2 + m, values.end())};
