@@ -77,9 +77,10 @@ void HzFloor::Write(const std::string& dir) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error("cannot create " + path);
   const bool ok = ::writev(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
-  if (ok && case_.durable && ::fsync(fd) != 0) throw std::runtime_error("fsync failed: " + path);
+  const bool synced = !ok || !case_.durable || ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error("short write " + path);
+  if (!synced) throw std::runtime_error("fsync failed: " + path);
 }
 
 void HzFloor::Read(const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
