@@ -433,8 +433,9 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
                                                 const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results) {
   // Every rank reads its own boxes with hzio::core's serial engine: only the blocks they touch,
-  // scattered into the boxes through the hz tables, so only the samples a box holds are moved (a rank's box meets every fine block of a dataset, whose whole permutation
-  // would be most of the work). One thread: the ranks are the parallelism.
+  // scattered into the boxes through the hz tables, so only the samples a box holds are moved (a
+  // rank's box meets every fine block of a dataset, whose whole permutation would be most of the
+  // work). One thread: the ranks are the parallelism.
   stats_.aggregators = CommSize(comm_);  // every rank reads for itself
   std::exception_ptr error;
   try {
