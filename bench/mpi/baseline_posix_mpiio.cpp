@@ -30,35 +30,40 @@ MPI_Datatype FileType(const S3dCase& c, int comps) {
 
 }  // namespace
 
-void WriteFilePerProcess(const S3dCase& c, const std::string& dir) {
-  const std::string path = RankFile(dir, c.rank);
+void WriteOwnFile(const std::string& path, const std::vector<std::vector<uint8_t>>& parts, bool durable) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error("cannot create " + path);
   std::vector<iovec> iov;
   size_t total = 0;
-  for (const auto& d : c.data) {
+  for (const auto& d : parts) {
     iov.push_back(iovec{const_cast<uint8_t*>(d.data()), d.size()});
     total += d.size();
   }
-  if (::writev(fd, iov.data(), static_cast<int>(iov.size())) != static_cast<ssize_t>(total))
-    throw std::runtime_error("short write " + path);
-  if (c.durable && ::fsync(fd) != 0) throw std::runtime_error("fsync failed: " + path);
+  const bool ok = ::writev(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
+  const bool synced = !ok || !durable || ::fsync(fd) == 0;
   ::close(fd);
+  if (!ok) throw std::runtime_error("short write " + path);
+  if (!synced) throw std::runtime_error("fsync failed: " + path);
 }
 
-void ReadFilePerProcess(const S3dCase& c, const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
-  const std::string path = RankFile(dir, c.rank);
+void ReadOwnFile(const std::string& path, std::vector<std::vector<uint8_t>>& parts) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) throw std::runtime_error("cannot open " + path);
   std::vector<iovec> iov;
   size_t total = 0;
-  for (auto& d : out) {
+  for (auto& d : parts) {
     iov.push_back(iovec{d.data(), d.size()});
     total += d.size();
   }
-  if (::readv(fd, iov.data(), static_cast<int>(iov.size())) != static_cast<ssize_t>(total))
-    throw std::runtime_error("short read " + path);
+  const bool ok = ::readv(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
   ::close(fd);
+  if (!ok) throw std::runtime_error("short read " + path);
+}
+
+void WriteFilePerProcess(const S3dCase& c, const std::string& dir) { WriteOwnFile(RankFile(dir, c.rank), c.data, c.durable); }
+
+void ReadFilePerProcess(const S3dCase& c, const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
+  ReadOwnFile(RankFile(dir, c.rank), out);
 }
 
 void WriteMpiIo(const S3dCase& c, const std::string& dir) {

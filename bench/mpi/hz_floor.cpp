@@ -1,9 +1,5 @@
 #include "hz_floor.h"
 
-#include <fcntl.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -66,36 +62,13 @@ HzFloor::HzFloor(const S3dCase& c) : case_(c) {
 
 void HzFloor::Write(const std::string& dir) {
   const hzio::mpi::HzEncoder encoder = EncoderFor(case_);  // as a writer would build it per call
-  std::vector<iovec> iov;
-  size_t total = 0;
-  for (size_t f = 0; f < case_.fields.size(); ++f) {
+  for (size_t f = 0; f < case_.fields.size(); ++f)
     EncodeInto(encoder, case_, case_.data[f].data(), case_.fields[f].dtype.SampleBytes(), encoded_[f].data());
-    iov.push_back(iovec{encoded_[f].data(), encoded_[f].size()});
-    total += encoded_[f].size();
-  }
-  const std::string path = FloorFile(dir, case_.rank);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + path);
-  const bool ok = ::writev(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
-  const bool synced = !ok || !case_.durable || ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) throw std::runtime_error("short write " + path);
-  if (!synced) throw std::runtime_error("fsync failed: " + path);
+  WriteOwnFile(FloorFile(dir, case_.rank), encoded_, case_.durable);
 }
 
 void HzFloor::Read(const std::string& dir, std::vector<std::vector<uint8_t>>& out) {
-  const std::string path = FloorFile(dir, case_.rank);
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw std::runtime_error("cannot open " + path);
-  std::vector<iovec> iov;
-  size_t total = 0;
-  for (auto& e : encoded_) {
-    iov.push_back(iovec{e.data(), e.size()});
-    total += e.size();
-  }
-  const bool ok = ::readv(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
-  ::close(fd);
-  if (!ok) throw std::runtime_error("short read " + path);
+  ReadOwnFile(FloorFile(dir, case_.rank), encoded_);
   for (size_t f = 0; f < case_.fields.size(); ++f)
     Scatter(out[f].data(), encoded_[f].data(), order_, case_.fields[f].dtype.SampleBytes());
 }

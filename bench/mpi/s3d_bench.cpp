@@ -45,11 +45,11 @@ bool Selected(const Options& o, const std::string& method) {
 }
 
 int64_t g_per_rank = 0;  // for the report lines
+int g_bits_per_block = 0;
+int64_t g_blocks_per_file = 0;
 
 // The HZ floor (hz_floor.h) needs aligned power-of-two boxes: the regular case.
 bool FloorApplies(int64_t per_rank) { return (per_rank & (per_rank - 1)) == 0; }
-int g_bits_per_block = 0;
-int64_t g_blocks_per_file = 0;
 
 struct Sample {
   double seconds = 0;

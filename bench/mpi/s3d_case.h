@@ -43,6 +43,11 @@ std::vector<Baseline> Baselines();
 /// collective close has returned everywhere).
 void FsyncFile(const std::string& path);
 
+/// A rank's own file: `parts` back to back, one vectored write (fsynced when `durable`), and read
+/// back into `parts` with one vectored read. Throws naming the path.
+void WriteOwnFile(const std::string& path, const std::vector<std::vector<uint8_t>>& parts, bool durable);
+void ReadOwnFile(const std::string& path, std::vector<std::vector<uint8_t>>& parts);
+
 // Individual baselines (each in its own file).
 void WriteFilePerProcess(const S3dCase&, const std::string& dir);
 void ReadFilePerProcess(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);

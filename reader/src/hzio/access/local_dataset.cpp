@@ -136,7 +136,9 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
       BlockEntry entry;
     };
     std::vector<Present> present;
-    bool all_whole = true;  // the result takes every sample of every present block
+    // Whether the result takes every sample of every present block: asked only when whole blocks
+    // are to be read with pread (OpenOptions::map_whole_blocks off).
+    bool all_whole = !options_.map_whole_blocks;
     for (size_t i = begin; i < end; ++i) {
       const BlockEntry entry = table->file
           ? table->entries[static_cast<size_t>(q.field * files_.blocks_per_file() + jobs[i].pos)]
@@ -146,17 +148,18 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
         continue;
       }
       present.push_back(Present{jobs[i].block, entry});
-      const Grid grid = layout_->BlockGrid(jobs[i].block);
-      AxisCopy plan[kMaxDims];
-      all_whole = all_whole && PlanGridCopy(grid, q.grid, region, plan) && PlannedSamples(plan, dims) == grid.NumSamples();
+      if (all_whole) {
+        const Grid grid = layout_->BlockGrid(jobs[i].block);
+        AxisCopy plan[kMaxDims];
+        all_whole = PlanGridCopy(grid, q.grid, region, plan) && PlannedSamples(plan, dims) == grid.NumSamples();
+      }
     }
     std::sort(present.begin(), present.end(),
               [](const Present& a, const Present& b) { return a.entry.offset < b.entry.offset; });
     // Payloads come straight from the file's mapping (no copy out of the page cache), unless
     // the options want blocks taken whole read with pread (OpenOptions::map_whole_blocks); without
     // a mapping, runs of nearby payloads are read with one pread each.
-    const bool map = options_.map_whole_blocks || !all_whole;
-    const uint8_t* mapped = table->file && map ? table->file->Mapped() : nullptr;
+    const uint8_t* mapped = table->file && !all_whole ? table->file->Mapped() : nullptr;
     for (size_t i = 0; i < present.size();) {
       size_t j = i + 1;
       uint64_t run_start = present[i].entry.offset;

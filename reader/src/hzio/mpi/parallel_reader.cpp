@@ -447,15 +447,15 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       open.map_whole_blocks = false;  // read once: pread whole blocks rather than fault a mapping in
       local_ = std::make_unique<LocalDataset>(header_, idx_path_, IdxDir(idx_path_), open);
     }
+    std::vector<uint64_t> blocks;  // the same for every field
+    for (const Box& b : clipped) {
+      const std::vector<uint64_t> touched = BoxBlocks(header_, *layout_, b, level);
+      blocks.insert(blocks.end(), touched.begin(), touched.end());
+    }
+    std::sort(blocks.begin(), blocks.end());
+    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
     for (size_t k = 0; k < fields.size(); ++k) {
       const Field& f = header_.fields[static_cast<size_t>(fields[k])];
-      std::vector<uint64_t> blocks;
-      for (const Box& b : clipped) {
-        const std::vector<uint64_t> touched = BoxBlocks(header_, *layout_, b, level);
-        blocks.insert(blocks.end(), touched.begin(), touched.end());
-      }
-      std::sort(blocks.begin(), blocks.end());
-      blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
       for (const uint64_t id : blocks) {  // what is read, and files that must exist
         const LocalDataset::Location at = local_->Locate(fields[k], time, id);
         Check(at.file != nullptr || !options_.missing_files_are_errors, ErrorCode::kNotFound,
