@@ -186,7 +186,9 @@ int JsonErrorStatus(ErrorCode code) {
     case ErrorCode::kOutOfRange: return 400;
     case ErrorCode::kNotFound: return 404;
     case ErrorCode::kTooLarge: return 413;
-    case ErrorCode::kUnavailable: return 503;
+    case ErrorCode::kUnavailable:
+    case ErrorCode::kChanged:
+    case ErrorCode::kLocked: return 503;
     case ErrorCode::kUnsupported: return 501;
     default: return 500;
   }

@@ -12,6 +12,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kIo: return "io_error";
     case ErrorCode::kTooLarge: return "too_large";
     case ErrorCode::kUnavailable: return "unavailable";
+    case ErrorCode::kChanged: return "changed";
+    case ErrorCode::kLocked: return "locked";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

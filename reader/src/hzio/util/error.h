@@ -18,6 +18,8 @@ enum class ErrorCode {
   kIo,                 // the operating system refused a read or write
   kTooLarge,           // a query or allocation beyond a configured or sane limit
   kUnavailable,        // a remote peer could not be reached or answered 5xx
+  kChanged,            // a writer committed a new version of the dataset while it was read: reopen it
+  kLocked,             // another writer holds the dataset's lock (the message names its host and PID)
   kInternal,           // a bug
 };
 
