@@ -57,8 +57,8 @@ class Writer:
             p1 = [x, y, z][:nd]
             b = (p1, [a + c for a, c in zip(p1, counts)])
         elif tuple(q - p for p, q in zip(*b)) != counts:
-            raise InvalidArgumentError(f"{self._ds.source}: box {b} holds {counts} samples (x first) but the "
-                                       f"data has shape {array.shape}")
+            raise InvalidArgumentError(f"{self._ds.source}: box {b} holds {tuple(q - p for p, q in zip(*b))} "
+                                       f"samples (x first) but the data has {counts} (shape {array.shape})")
         t = self._ds.time if time is None else int(time)
         self._w.write(f.name, t, b, array)
 
@@ -159,7 +159,8 @@ def _time_range(timesteps: Any) -> tuple[int, int] | None:
 def create(path: str | os.PathLike, dims: Sequence[int] | None = None, fields: Any = None,
            timesteps: Any = None, compression: str = "zip", layout: str = "rowmajor",
            arco: int | str | None = None, *, shape: Sequence[int] | None = None,
-           bitsperblock: int | None = None, blocksperfile: int | None = None) -> Dataset:
+           bitsperblock: int | None = None, blocksperfile: int | None = None,
+           physic_box: tuple[Sequence[float], Sequence[float]] | None = None) -> Dataset:
     """Creates an empty dataset (header only), as ``hzio create`` does, and opens it.
 
     ``dims``: samples per axis, x first (``(nx, ny, nz)``, as OpenVisus's ``CreateIdx``), or
@@ -168,7 +169,9 @@ def create(path: str | os.PathLike, dims: Sequence[int] | None = None, fields: A
     ``range(n)``, consecutive integers, or one integer (default: one timestep, 0, and no time in
     file names). ``compression``: ``"zip"`` (default, as CreateIdx), ``"lz4"`` or ``"raw"``;
     ``layout``: ``"rowmajor"`` (default) or ``"hzorder"``. ``arco``: OpenVisus's one file per
-    block, which this version cannot write (:class:`hzio.UnsupportedError`).
+    block, which this version cannot write (:class:`hzio.UnsupportedError`). ``physic_box``:
+    ``((x0, y0, z0), (x1, y1, z1))``, the physical extent of the logic box (default: the logic
+    box), where :meth:`Grid.physic_coords` and xarray's coordinates place the samples.
 
     Unwritten samples read as the field's default value (0) until written."""
     path = os.fspath(path)
@@ -178,9 +181,16 @@ def create(path: str | os.PathLike, dims: Sequence[int] | None = None, fields: A
     if (dims is None) == (shape is None):
         raise InvalidArgumentError("give dims= (x first) or shape= (numpy order), exactly one of them")
     counts = [int(v) for v in (dims if dims is not None else tuple(reversed(tuple(shape))))]
+    physic: list[float] = []
+    if physic_box is not None:
+        try:
+            lo, hi = physic_box
+            physic = [float(v) for pair in zip(lo, hi) for v in pair]
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"physic_box must be ((x0, y0[, z0]), (x1, y1[, z1])), got {physic_box!r}") from None
     _hzio.create_dataset(path, counts, _field_list(fields), compression or "raw", layout,
                          int(bitsperblock or 0), None if blocksperfile is None else int(blocksperfile),
-                         _time_range(timesteps))
+                         _time_range(timesteps), physic)
     return open_dataset(path)
 
 
@@ -223,13 +233,21 @@ def convert(source: Any, path: str | os.PathLike, *, field: str | None = None, t
     if not hasattr(source, "shape") or not hasattr(source, "dtype"):
         source = np.asarray(source)
     shape = tuple(int(n) for n in source.shape)
+    existing = open_dataset(path) if os.path.exists(path) else None
+    inferred = None
+    if dtype is None and existing is not None:
+        target = field if field is not None else existing.fields[0].name
+        if target in existing.field_names and existing.field(target).components > 1:
+            dtype = existing.field(target).dtype   # the array's last axis holds its components
+            inferred = target
     idx_dtype = _dtype_text(np.dtype(source.dtype))
     components = 1
     if dtype is not None:
         declared = _hzio.parse_dtype(_dtype_text(dtype))
         components = declared["components"]
         if _hzio.parse_dtype(idx_dtype)["numpy_dtype"] != declared["numpy_dtype"]:
-            raise InvalidArgumentError(f"dtype={dtype!r} does not match the array's {np.dtype(source.dtype)}")
+            what = f"dtype={dtype!r}" if inferred is None else f"field '{inferred}' of {path} ({dtype})"
+            raise InvalidArgumentError(f"{what} does not match the array's {np.dtype(source.dtype)}")
         idx_dtype = declared["dtype"]
         if components > 1 and (not shape or shape[-1] != components):
             raise InvalidArgumentError(f"dtype {idx_dtype}: the array's last axis must have {components} "
@@ -243,8 +261,8 @@ def convert(source: Any, path: str | os.PathLike, *, field: str | None = None, t
         raise InvalidArgumentError(f"cannot store an array of shape {shape} (1-D to 3-D, every axis >= 1)")
     dims = tuple(reversed(spatial))
 
-    if os.path.exists(path):
-        ds = open_dataset(path)
+    if existing is not None:
+        ds = existing
         if ds.dims != dims:
             raise InvalidArgumentError(f"the array has dims {dims} (x first) but {path} has {ds.dims}")
         name = field if field is not None else ds.fields[0].name

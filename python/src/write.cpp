@@ -108,7 +108,7 @@ void BindWrite(nb::module_& m) {
       [](const std::string& idx_path, const std::vector<int64_t>& dims,
          const std::vector<std::pair<std::string, std::string>>& fields, const std::string& compression,
          const std::string& layout, int bits_per_block, std::optional<int64_t> blocks_per_file,
-         std::optional<std::pair<int64_t, int64_t>> time) {
+         std::optional<std::pair<int64_t, int64_t>> time, const std::vector<double>& physic_box) {
         std::vector<Field> list;
         for (const auto& [name, dtype] : fields) list.push_back(NewField(name, dtype, compression, layout));
         Check(!list.empty(), ErrorCode::kInvalidArgument, idx_path + ": a dataset needs at least one field");
@@ -118,14 +118,25 @@ void BindWrite(nb::module_& m) {
         options.bits_per_block = bits_per_block;
         options.blocks_per_file = blocks_per_file;
         options.time = time;
-        const IdxHeader header = NewIdxHeader(Stem(idx_path), ToPoint(dims, idx_path + ": dims"), std::move(list), options);
+        IdxHeader header = NewIdxHeader(Stem(idx_path), ToPoint(dims, idx_path + ": dims"), std::move(list), options);
+        if (!physic_box.empty()) {
+          Check(physic_box.size() == 2 * dims.size(), ErrorCode::kInvalidArgument,
+                idx_path + ": physic_box needs " + std::to_string(2 * dims.size()) + " values (x1 x2 y1 y2 ...), got " +
+                    std::to_string(physic_box.size()));
+          header.physic_box = physic_box;
+        }
+        Check(!FileExists(idx_path), ErrorCode::kInvalidArgument, idx_path + ": already exists");
+        // The writer's own checks (codecs it can encode, version, ARCO) before anything is made:
+        // a dataset that could never be filled is refused. Nothing is written without Finish().
+        { const DatasetWriter probe(idx_path, header); }
         CreateEmptyDataset(idx_path, header);
         return HeaderInfo(header);
       },
       nb::arg("idx_path"), nb::arg("dims"), nb::arg("fields"), nb::arg("compression") = "zip",
       nb::arg("layout") = "rowmajor", nb::arg("bitsperblock") = 0, nb::arg("blocksperfile") = nb::none(),
-      nb::arg("time") = nb::none(),
-      "Creates an empty dataset (header only) like `hzio create`; returns its header.");
+      nb::arg("time") = nb::none(), nb::arg("physic_box") = std::vector<double>{},
+      "Creates an empty dataset (header only) like `hzio create`; returns its header. `physic_box`: x1 x2 y1 "
+      "y2 [z1 z2], the physical extent of the logic box.");
   m.def(
       "add_field",
       [](const std::string& idx_path, const std::string& name, const std::string& dtype,
