@@ -21,6 +21,7 @@ Every figure is a median of --repeat runs; ratios are medians measured in this r
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -37,25 +38,17 @@ import OpenVisus as ov  # noqa: E402
 
 import hzio  # noqa: E402
 
+# The array and the timing of bench/core (issue 2's serial benchmark), so both measure the same.
+_spec = importlib.util.spec_from_file_location(
+    "core_run_bench", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "run_bench.py"))
+_core = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_core)
+make_array, median_time = _core.make_array, _core.median_time
+
 # Runs a command; prints its wall time and the peak RSS (KiB) of that child alone.
 PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
         "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
         "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-
-
-def median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def make_array(n: int) -> np.ndarray:
-    z, y, x = np.meshgrid(*(np.arange(n, dtype=np.float32),) * 3, indexing="ij")
-    a = np.sin(x * 0.05) * np.cos(y * 0.03) + np.sin(z * 0.11) + 0.001 * x * y / n
-    return np.ascontiguousarray(a.astype(np.float32))
 
 
 def library_read(bench: str, idx: str, level: int, repeat: int) -> float:

@@ -226,7 +226,9 @@ class Dataset:
 
         OpenVisus's keywords work too: ``logic_box=``, ``x=[x0, x1]``, ``y=``, ``z=`` (floats
         are fractions of the extent), ``max_resolution=`` (= level), ``quality=`` and
-        ``num_refinements=`` (> 1 returns the generator of :meth:`read_progressive`).
+        ``num_refinements=`` (> 1 returns the generator of :meth:`read_progressive`), and
+        ``field_name=`` (the field it names; OpenVisus 2.2.149 checks it, then reads its default
+        field).
 
         ``out``: a C-contiguous array of the result's shape and dtype to fill in place (it is
         returned); by default a new array. The GIL is released while the library reads, and the
