@@ -358,8 +358,23 @@ class Dataset:
         from ._write import add_timestep
         add_timestep(self, time)
 
+    def close(self) -> None:
+        """Releases the dataset's files (and their mappings) now rather than when the object is
+        garbage collected; any later use raises :class:`hzio.InvalidArgumentError`."""
+        self._core = _Closed(self._core.source)
+
     def __enter__(self) -> "Dataset":
         return self
 
     def __exit__(self, *exc) -> None:
-        return None
+        self.close()
+
+
+class _Closed:
+    """Stands in for the C++ dataset of a closed Dataset."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def __getattr__(self, name: str):
+        raise InvalidArgumentError(f"{self.source}: the dataset is closed")

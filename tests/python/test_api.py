@@ -119,6 +119,9 @@ def test_open_accepts_pathlike_and_limits(small3d):
         ds.read()
 
 
-def test_context_manager(small3d):
+def test_context_manager_closes(small3d):
     with hzio.open(small3d[0]) as ds:
         assert ds.read(level=0).shape == (1, 1, 1)
+    assert ds.source == str(small3d[0]) and ds.dims == (70, 45, 33), "metadata stays"
+    with pytest.raises(hzio.InvalidArgumentError, match="the dataset is closed"):
+        ds.read()
