@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
 #include "hzio/hz/hz_order.h"
