@@ -86,6 +86,8 @@ struct SourceKind {
   std::function<std::shared_ptr<BlockSource>(const GoldenCase&)> open;
 };
 
+void PrintTo(const SourceKind& kind, std::ostream* os) { *os << kind.name; }
+
 std::shared_ptr<BlockSource> Classic(const GoldenCase& g) {
   return OpenDataset(testing::GoldenPath(g.idx))->block_source();
 }

@@ -111,31 +111,29 @@ TEST(BoxAssembler, AbsentBlocksTakeTheDefaultValue) {
   for (int64_t i = 0; i < f.grid.NumSamples(); ++i) ASSERT_EQ(f.data.data()[i], 7);
 }
 
-TEST(BoxAssembler, PayloadOfTheWrongDecodedSizeIsCorruptNamingTheBlock) {
-  testing::TempDir dir;
-  testing::SyntheticLayout zip;
-  zip.field = "v float32 default_compression(zip)";
-  zip.bits_per_block = 6;
-  const std::string idx = testing::WriteSyntheticDataset(dir, 8, 8, 8, zip);
-  // The same payloads declared float64: each decodes to half the bytes a block needs.
+// An 8x8x8 float32 dataset (bitsperblock 6) of `field`, reopened with its field declared float64:
+// every payload then decodes to half the bytes a block needs.
+std::shared_ptr<Dataset> DeclaredTwiceAsWide(const testing::TempDir& dir, const std::string& field) {
+  testing::SyntheticLayout layout;
+  layout.field = field;
+  layout.bits_per_block = 6;
+  const std::string idx = testing::WriteSyntheticDataset(dir, 8, 8, 8, layout);
   std::string text = testing::ReadText(idx);
   text.replace(text.find("float32"), 7, "float64");
   std::ofstream(idx, std::ios::binary | std::ios::trunc) << text;
-  auto ds = OpenDataset(idx);
+  return OpenDataset(idx);
+}
+
+TEST(BoxAssembler, PayloadOfTheWrongDecodedSizeIsCorruptNamingTheBlock) {
+  testing::TempDir dir;
+  auto ds = DeclaredTwiceAsWide(dir, "v float32 default_compression(zip)");
   EXPECT_HZIO_ERROR(ds->Read(BoxQuery{}), ErrorCode::kCorrupt, ".bin: block", "zip block does not decode to 512 bytes");
   EXPECT_HZIO_ERROR(ds->ReadBlock(0, 0, 1), ErrorCode::kCorrupt, ".bin: block 1", "does not decode");
 }
 
 TEST(BoxAssembler, RawPayloadOfTheWrongSizeIsCorrupt) {
   testing::TempDir dir;
-  testing::SyntheticLayout raw;
-  raw.field = "v float32";
-  raw.bits_per_block = 6;
-  const std::string idx = testing::WriteSyntheticDataset(dir, 8, 8, 8, raw);
-  std::string text = testing::ReadText(idx);
-  text.replace(text.find("float32"), 7, "float64");
-  std::ofstream(idx, std::ios::binary | std::ios::trunc) << text;
-  auto ds = OpenDataset(idx);
+  auto ds = DeclaredTwiceAsWide(dir, "v float32");
   EXPECT_HZIO_ERROR(ds->Read(BoxQuery{}), ErrorCode::kCorrupt, "raw block has 256 bytes, expected 512");
 }
 

@@ -12,7 +12,10 @@ namespace hzio {
 
 namespace {
 
-constexpr size_t kBlocksPerTask = 32;
+// A task reads and delivers up to this many blocks of one file; fewer when a fetch has few blocks,
+// so that every core gets several tasks (a coarse read of 32 blocks is not one thread's work).
+constexpr size_t kMaxBlocksPerTask = 32;
+constexpr size_t kTasksPerThread = 4;
 // Payloads closer than this are read with one pread (the gap is read and dropped); a run stays
 // below kMaxRunBytes so its buffer lives in the cache while the sink decodes and places it —
 // the copy pread makes out of the page cache then costs little (a mapping saved that copy, but
@@ -152,9 +155,11 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
     groups.push_back(Group{i, j, nullptr});
     i = j;
   }
+  const size_t threads = options_.threads == 1 ? 1 : static_cast<size_t>(ThreadPool::Shared().size()) + 1;
+  const size_t per_task = std::clamp<size_t>(jobs.size() / (kTasksPerThread * threads), 1, kMaxBlocksPerTask);
   std::vector<std::pair<size_t, size_t>> tasks;  // (group, first job)
   for (size_t g = 0; g < groups.size(); ++g)
-    for (size_t i = groups[g].begin; i < groups[g].end; i += kBlocksPerTask) tasks.emplace_back(g, i);
+    for (size_t i = groups[g].begin; i < groups[g].end; i += per_task) tasks.emplace_back(g, i);
 
   auto run = [&](int64_t n, const std::function<void(int64_t)>& fn) {
     if (options_.threads == 1 || n <= 1) {
@@ -170,7 +175,7 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
 
   run(static_cast<int64_t>(tasks.size()), [&](int64_t t) {
     const Group& group = groups[tasks[static_cast<size_t>(t)].first];
-    const size_t begin = tasks[static_cast<size_t>(t)].second, end = std::min(group.end, begin + kBlocksPerTask);
+    const size_t begin = tasks[static_cast<size_t>(t)].second, end = std::min(group.end, begin + per_task);
     const FileTable& table = *group.table;
     auto where = [&](const Job& job) { return table.path + ": block " + std::to_string(keys[job.index].block); };
     struct Present {

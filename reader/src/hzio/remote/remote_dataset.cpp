@@ -36,7 +36,7 @@ const int64_t kMaxReplyBytes = [] {
 }();
 
 // The decoded blocks of every remote dataset opened with cached=1 in this process.
-std::shared_ptr<BlockCache> RemoteBlockCache() {
+std::shared_ptr<BlockCache> ProcessBlockCache() {
   static const auto cache = std::make_shared<BlockCache>(int64_t{256} << 20);
   return cache;
 }
@@ -132,7 +132,7 @@ std::shared_ptr<Dataset> OpenRemoteDataset(const std::string& url, const OpenOpt
   endpoint.params.erase("time");
   std::shared_ptr<BlockSource> blocks =
       std::make_shared<ModVisusBlockSource>(header, layout, url, endpoint, client, wire, HeaderVersion(res));
-  if (endpoint.cached) blocks = std::make_shared<CachedBlockSource>(std::move(blocks), RemoteBlockCache());
+  if (endpoint.cached) blocks = std::make_shared<CachedBlockSource>(std::move(blocks), ProcessBlockCache());
   return std::make_shared<RemoteDataset>(std::move(blocks), url, std::move(endpoint), std::move(client), wire, options);
 }
 
