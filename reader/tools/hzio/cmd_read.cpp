@@ -86,12 +86,11 @@ int RunRead(int argc, char** argv) {
   const int64_t slab_bytes = args.GetInt("--slab-mb", 1, 1 << 20).value_or(kDefaultSlabMiB) << 20;
   OpenOptions options;
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
-  options.map_whole_blocks = false;  // every block is read once: pread it, keep no mapping resident
 
   const std::string& source = args.positionals()[0];
   std::shared_ptr<Dataset> dataset = OpenDataset(source, options);
   const Dataset::Resolved resolved = dataset->Resolve(query);
-  const Field field = dataset->header().fields[static_cast<size_t>(resolved.field)];  // outlives `dataset`
+  const Field& field = dataset->header().fields[static_cast<size_t>(resolved.field)];
   const DType dtype = field.dtype;
   const Grid& grid = resolved.grid;
   const int slow = grid.dims() - 1;
@@ -136,10 +135,6 @@ int RunRead(int argc, char** argv) {
       const int64_t at = grid.origin[slow] + first * stride;
       const int64_t edge = (at / span + 1) * span;
       const int64_t rows = std::min((edge - at + stride - 1) / stride, grid.count[slow] - first);
-      // Blocks taller than a slab are read a part per slab through the local file's mapping,
-      // whose pages would stay resident until the dataset closes: a fresh dataset per slab
-      // releases them (reading the block tables again costs one pread per file).
-      if (first > 0 && !IsRemoteUrl(source)) dataset = OpenDataset(source, options);
       Dataset::Resolved slab = resolved;
       slab.grid.origin[slow] = at;
       slab.grid.count[slow] = rows;

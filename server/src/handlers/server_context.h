@@ -6,7 +6,7 @@
 
 #include "config/dataset_registry.h"
 #include "config/server_options.h"
-#include "engine/block_cache.h"
+#include "hzio/access/block_cache.h"
 
 namespace hzio::server {
 
