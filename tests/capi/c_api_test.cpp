@@ -52,6 +52,18 @@ hzio::Grid DenseGridOf(const int64_t* offset, const int64_t* count) {
   return g;
 }
 
+// Reads field `f` of kFields at timestep t over the box offset + count at full resolution and
+// returns the index of its first sample that differs from the formula (-1: none).
+int64_t ReadAndCompare(hzio_reader* r, int f, int64_t t, const int64_t* offset, const int64_t* count) {
+  const hzio::DType dtype = hzio::DType::Parse(kFields[f].dtype);
+  const hzio::Grid g = DenseGridOf(offset, count);
+  std::vector<uint8_t> out(static_cast<size_t>(dtype.BytesFor(g.NumSamples())));
+  void* targets[1] = {out.data()};
+  const hzio_status s = hzio_reader_read(r, kFields[f].name, t, HZIO_FULL_RESOLUTION, 1, offset, count, targets);
+  EXPECT_EQ(s, HZIO_OK) << hzio_last_error();
+  return s == HZIO_OK ? hzio::mpi::FirstSyntheticMismatch(dtype, f, t, g, out.data()) : 0;
+}
+
 // Writes the formula's samples with the serial writer, each field and timestep in two z slabs.
 void WriteDataset(const std::string& path, hzio_desc* desc, int flags = 0) {
   hzio_writer* w = nullptr;
@@ -251,7 +263,8 @@ TEST(CApiSerial, ArraysWithAShape) {
   hzio_desc* desc = MakeDesc();
   hzio_writer* w = nullptr;
   ASSERT_HZIO_OK(hzio_writer_create(path.c_str(), desc, 0, &w));
-  const int64_t offset[3] = {0, 0, 0}, scalar_shape[3] = {20, 17, 9}, vector_shape[4] = {3, 20, 17, 9};
+  const int64_t offset[3] = {0, 0, 0}, scalar_shape[3] = {20, 17, 9}, vector_shape[4] = {3, 20, 17, 9},
+                mask_shape[4] = {1, 20, 17, 9};
   const hzio::Grid all = DenseGridOf(offset, scalar_shape);
   std::vector<std::vector<uint8_t>> buffers;
   for (int t = 0; t < 2; ++t)
@@ -260,11 +273,13 @@ TEST(CApiSerial, ArraysWithAShape) {
       buffers.emplace_back(static_cast<size_t>(dtype.BytesFor(all.NumSamples())));
       hzio::mpi::FillSynthetic(dtype, f, t, all, buffers.back().data());
       const bool vector = f == 1;
-      // The vector field as 4-byte components (a leading axis of 3) at t=0, as 12-byte samples at t=1.
+      // The vector field as 4-byte components (a leading axis of 3) at t=0, as 12-byte samples at
+      // t=1; the scalar mask with a leading axis of 1 at t=1.
       const int element = vector && t == 1 ? 12 : static_cast<int>(dtype.bits() / 8);
-      const bool leading = vector && t == 0;
+      const bool leading = (vector && t == 0) || (f == 2 && t == 1);
       ASSERT_HZIO_OK(hzio_writer_add_array(w, kFields[f].name, t, offset, leading ? 4 : 3,
-                                           leading ? vector_shape : scalar_shape, element, buffers.back().data()));
+                                           leading ? (vector ? vector_shape : mask_shape) : scalar_shape, element,
+                                           buffers.back().data()));
     }
   // Shapes and element sizes that do not fit the field.
   EXPECT_HZIO_ERROR(hzio_writer_add_array(w, "velocity", 0, offset, 3, scalar_shape, 4, buffers[0].data()),
@@ -287,6 +302,7 @@ TEST(CApiSerial, ArraysWithAShape) {
                                           3 * all.NumSamples(), 4, out.data()));
     EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(vec, 1, t, all, out.data()), -1) << "t=" << t;
   }
+  for (int t = 0; t < 2; ++t) EXPECT_EQ(ReadAndCompare(r, 2, t, offset, scalar_shape), -1) << "mask t=" << t;
   std::vector<uint8_t> out(static_cast<size_t>(vec.BytesFor(all.NumSamples())));
   EXPECT_HZIO_ERROR(hzio_reader_read_array(r, "velocity", 0, HZIO_FULL_RESOLUTION, offset, scalar_shape,
                                            all.NumSamples(), 4, out.data()),
@@ -318,12 +334,7 @@ TEST(CApiSerial, UpdateAddsTimestepsToAnExistingDataset) {
   ASSERT_HZIO_OK(hzio_desc_free(desc));
   hzio_reader* r = nullptr;
   ASSERT_HZIO_OK(hzio_reader_open(path.c_str(), 0, &r));
-  for (int64_t t = 0; t < 2; ++t) {
-    std::vector<uint8_t> out(static_cast<size_t>(f64.BytesFor(all.NumSamples())));
-    void* targets[1] = {out.data()};
-    ASSERT_HZIO_OK(hzio_reader_read(r, "pressure", t, HZIO_FULL_RESOLUTION, 1, offset, kSize, targets));
-    EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(f64, 0, t, all, out.data()), -1) << "t=" << t;
-  }
+  for (int64_t t = 0; t < 2; ++t) EXPECT_EQ(ReadAndCompare(r, 0, t, offset, kSize), -1) << "t=" << t;
   ASSERT_HZIO_OK(hzio_reader_free(r));
 }
 

@@ -99,6 +99,15 @@ const char* hzio_status_name(hzio_status status) {
   return "unknown";
 }
 
+hzio_status hzio_fail(hzio_status status, const char* message) {
+  try {
+    hzio::internal_c::t_last_error = message == nullptr ? "" : message;
+  } catch (...) {
+    hzio::internal_c::t_last_error.clear();
+  }
+  return status;
+}
+
 const char* hzio_version(void) { return HZIO_VERSION_STRING; }
 
 }  // extern "C"

@@ -38,6 +38,17 @@ hzio_status Guard(const char* function, Work&& work) noexcept {
 /// Throws kInvalidArgument "`what` is NULL" when `p` is null.
 void RequireNonNull(const void* p, const char* what);
 
+/// A getter: checks `handle` and `out` (naming them in the message), then *out = value(*handle).
+template <class Handle, class Out, class Value>
+hzio_status Get(const char* function, const Handle* handle, const char* handle_name, Out* out, const char* out_name,
+                Value&& value) noexcept {
+  return Guard(function, [&] {
+    RequireNonNull(handle, handle_name);
+    RequireNonNull(out, out_name);
+    *out = value(*handle);
+  });
+}
+
 /// A C string argument as a std::string (kInvalidArgument naming `what` when NULL).
 std::string Text(const char* s, const char* what);
 

@@ -6,6 +6,7 @@
 #include "hzio/c/api_status.h"
 #include "hzio/codec/codec.h"
 
+using hzio::internal_c::Get;
 using hzio::internal_c::Guard;
 using hzio::internal_c::RequireChangeable;
 using hzio::internal_c::RequireNonNull;
@@ -208,43 +209,25 @@ hzio_status hzio_desc_get_dims(const hzio_desc* desc, int* ndims, int64_t* size)
 }
 
 hzio_status hzio_desc_get_maxh(const hzio_desc* desc, int* maxh) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(maxh, "maxh");
-    *maxh = desc->Validated().maxh();
-  });
+  return Get(__func__, desc, "desc", maxh, "maxh", [](const hzio_desc& d) { return d.Validated().maxh(); });
 }
 
 hzio_status hzio_desc_get_bits_per_block(const hzio_desc* desc, int* bits) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(bits, "bits");
-    *bits = desc->Validated().bits_per_block;
-  });
+  return Get(__func__, desc, "desc", bits, "bits", [](const hzio_desc& d) { return d.Validated().bits_per_block; });
 }
 
 hzio_status hzio_desc_get_blocks_per_file(const hzio_desc* desc, int64_t* blocks) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(blocks, "blocks");
-    *blocks = desc->Validated().blocks_per_file;
-  });
+  return Get(__func__, desc, "desc", blocks, "blocks", [](const hzio_desc& d) { return d.Validated().blocks_per_file; });
 }
 
 hzio_status hzio_desc_get_num_fields(const hzio_desc* desc, int* count) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(count, "count");
-    *count = static_cast<int>(desc->header.fields.size());
-  });
+  return Get(__func__, desc, "desc", count, "count",
+             [](const hzio_desc& d) { return static_cast<int>(d.header.fields.size()); });
 }
 
 hzio_status hzio_desc_get_field_index(const hzio_desc* desc, const char* name, int* index) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(index, "index");
-    *index = desc->header.FieldIndex(Text(name, "name"));
-  });
+  return Get(__func__, desc, "desc", index, "index",
+             [&](const hzio_desc& d) { return d.header.FieldIndex(Text(name, "name")); });
 }
 
 hzio_status hzio_desc_get_field(const hzio_desc* desc, int index, const char** name, const char** dtype,
@@ -261,11 +244,9 @@ hzio_status hzio_desc_get_field(const hzio_desc* desc, int index, const char** n
 }
 
 hzio_status hzio_desc_get_field_compression(const hzio_desc* desc, int index, const char** compression) {
-  return Guard(__func__, [&] {
-    RequireNonNull(desc, "desc");
-    RequireNonNull(compression, "compression");
-    const hzio::Field& f = desc->FieldAt(index);
-    *compression = f.compression.empty() ? "raw" : f.compression.c_str();
+  return Get(__func__, desc, "desc", compression, "compression", [&](const hzio_desc& d) {
+    const hzio::Field& f = d.FieldAt(index);
+    return f.compression.empty() ? "raw" : f.compression.c_str();
   });
 }
 

@@ -65,6 +65,10 @@ HZIO_API const char* hzio_last_error(void);
  * value that is not a status). Never NULL. */
 HZIO_API const char* hzio_status_name(hzio_status status);
 
+/* Records `message` as this thread's last error and returns `status`: for bindings and wrappers
+ * that check their own arguments (the Fortran module's contiguity check) and report alike. */
+HZIO_API hzio_status hzio_fail(hzio_status status, const char* message);
+
 /* The library version, e.g. "0.1.0". */
 HZIO_API const char* hzio_version(void);
 
@@ -163,9 +167,10 @@ HZIO_API hzio_status hzio_writer_free(hzio_writer* writer);
 HZIO_API hzio_status hzio_writer_add(hzio_writer* writer, const char* field, int64_t time, const int64_t* offset,
                                      const int64_t* count, const void* data);
 /* The same for an array that knows its shape (Fortran, numpy): `shape[0..rank)` are its extents,
- * fastest first, `element_bytes` the size of one element. The box's count is the shape, after a
- * leading axis of the field's components for vector dtypes (a(3,nx,ny,nz) for "float64[3]").
- * A shape or element size that does not fit the field's dtype is HZIO_ERR_INVALID_ARGUMENT. */
+ * fastest first, `element_bytes` the size of one element. Elements are components, with a
+ * leading axis of the field's components (a(3,nx,ny,nz) for "float64[3]"; optional for scalars,
+ * a(1,nx,ny,nz)), or whole samples. The box's count is the rest of the shape. A shape or element
+ * size that does not fit the field's dtype is HZIO_ERR_INVALID_ARGUMENT. */
 HZIO_API hzio_status hzio_writer_add_array(hzio_writer* writer, const char* field, int64_t time,
                                            const int64_t* offset, int rank, const int64_t* shape,
                                            int element_bytes, const void* data);

@@ -10,6 +10,7 @@
 #include "hzio/c/handles.h"
 #include "hzio/c/hzio.h"
 
+using hzio::internal_c::Get;
 using hzio::internal_c::Guard;
 using hzio::internal_c::RequireNonNull;
 using hzio::internal_c::Text;
@@ -134,11 +135,7 @@ hzio_status hzio_reader_free(hzio_reader* reader) {
 }
 
 hzio_status hzio_reader_get_desc(const hzio_reader* reader, const hzio_desc** desc) {
-  return Guard(__func__, [&] {
-    RequireNonNull(reader, "reader");
-    RequireNonNull(desc, "desc");
-    *desc = &reader->desc;
-  });
+  return Get(__func__, reader, "reader", desc, "desc", [](const hzio_reader& h) { return &h.desc; });
 }
 
 hzio_status hzio_reader_query_grid(const hzio_reader* reader, const int64_t* offset, const int64_t* count, int level,
@@ -185,11 +182,7 @@ hzio_status hzio_reader_read_array(hzio_reader* reader, const char* field, int64
 }
 
 hzio_status hzio_reader_get_stats(const hzio_reader* reader, hzio_io_stats* stats) {
-  return Guard(__func__, [&] {
-    RequireNonNull(reader, "reader");
-    RequireNonNull(stats, "stats");
-    *stats = reader->stats;
-  });
+  return Get(__func__, reader, "reader", stats, "stats", [](const hzio_reader& h) { return h.stats; });
 }
 
 }  // extern "C"

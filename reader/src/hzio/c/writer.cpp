@@ -10,6 +10,7 @@
 #include "hzio/c/handles.h"
 #include "hzio/c/hzio.h"
 
+using hzio::internal_c::Get;
 using hzio::internal_c::Guard;
 using hzio::internal_c::RequireNonNull;
 using hzio::internal_c::Text;
@@ -139,17 +140,19 @@ hzio_status hzio_writer_add_array(hzio_writer* writer, const char* field, int64_
     const hzio::IdxHeader& h = writer->desc.Validated();
     const hzio::Field& f = h.fields[static_cast<size_t>(h.FieldIndex(Text(field, "field")))];
     const int dims = h.dims(), components = f.dtype.components();
-    // One element per component (a leading axis of `components`), or one per whole sample.
-    const bool per_component = hzio::internal_c::CheckElementBytes(f, element_bytes) && components > 1;
-    const int want_rank = dims + (per_component ? 1 : 0);
+    // One element per component, with a leading axis of the components (needed for vectors, may
+    // be there for scalars: a(1,nx,ny,nz)); or one element per whole sample and no such axis.
+    const bool leading =
+        hzio::internal_c::CheckElementBytes(f, element_bytes) && (components > 1 || rank == dims + 1);
+    const int want_rank = dims + (leading ? 1 : 0);
     Check(rank == want_rank, ErrorCode::kInvalidArgument,
           "an array of rank " + std::to_string(rank) + " for field '" + f.name + "' (" + f.dtype.ToString() +
               ") of a " + std::to_string(dims) + "-D dataset; it needs rank " + std::to_string(want_rank) +
-              (per_component ? " (components first)" : ""));
-    Check(!per_component || shape[0] == components, ErrorCode::kInvalidArgument,
+              (leading ? " (components first)" : ""));
+    Check(!leading || shape[0] == components, ErrorCode::kInvalidArgument,
           "the first extent of the array for field '" + f.name + "' is " + std::to_string(shape[0]) + ", not its " +
               std::to_string(components) + " components");
-    AddChecked(writer, field, time, hzio::internal_c::BoxOf(dims, offset, shape + (per_component ? 1 : 0)), data);
+    AddChecked(writer, field, time, hzio::internal_c::BoxOf(dims, offset, shape + (leading ? 1 : 0)), data);
   });
 }
 
@@ -164,19 +167,11 @@ hzio_status hzio_writer_write(hzio_writer* writer) {
 }
 
 hzio_status hzio_writer_get_desc(const hzio_writer* writer, const hzio_desc** desc) {
-  return Guard(__func__, [&] {
-    RequireNonNull(writer, "writer");
-    RequireNonNull(desc, "desc");
-    *desc = &writer->desc;
-  });
+  return Get(__func__, writer, "writer", desc, "desc", [](const hzio_writer& h) { return &h.desc; });
 }
 
 hzio_status hzio_writer_get_stats(const hzio_writer* writer, hzio_io_stats* stats) {
-  return Guard(__func__, [&] {
-    RequireNonNull(writer, "writer");
-    RequireNonNull(stats, "stats");
-    *stats = writer->stats;
-  });
+  return Get(__func__, writer, "writer", stats, "stats", [](const hzio_writer& h) { return h.stats; });
 }
 
 }  // extern "C"
