@@ -47,6 +47,7 @@ program s3d_checkpoint
     call write_checkpoint()
   end if
   if (phase /= 'write') call restart(result)
+  deallocate (path, phase)
   call MPI_Finalize()
   if (result /= 0) stop 1
 

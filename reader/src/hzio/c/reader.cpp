@@ -80,7 +80,7 @@ class SerialReader final : public ReaderBackend {
 // Then the read itself.
 void ReadChecked(hzio_reader* reader, int nfields, const char* const* names, int64_t time, int level, int64_t nboxes,
                  const int64_t* offsets, const int64_t* counts, void* const* out,
-                 const std::function<void(const Field&, const Grid&, int64_t)>& check_target = {}) {
+                 const std::function<void(const Field&, const Grid&)>& check_target = {}) {
   RequireNonNull(reader, "reader");
   ReaderBackend& backend = *reader->backend;
   const IdxHeader& h = backend.header();
@@ -94,14 +94,18 @@ void ReadChecked(hzio_reader* reader, int nfields, const char* const* names, int
     Check(h.time.Contains(time), ErrorCode::kNotFound, "timestep " + std::to_string(time) + " is not declared");
     level = CheckedLevel(h, level);
     Check(nboxes >= 0, ErrorCode::kInvalidArgument, "nboxes " + std::to_string(nboxes) + " is negative");
-    if (nboxes > 0) RequireNonNull(out, "out");
+    if (nboxes > 0) {
+      RequireNonNull(offsets, "offsets");
+      RequireNonNull(counts, "counts");
+      RequireNonNull(out, "out");
+    }
     targets.resize(fields.size());
     const int dims = h.dims();
     for (int64_t i = 0; i < nboxes; ++i) {
       const Box box = BoxOf(dims, offsets + i * dims, counts + i * dims);
       const Grid grid = ResultGridOrEmpty(h, backend.layout(), box, level);
       for (size_t k = 0; k < fields.size(); ++k) {
-        if (check_target) check_target(h.fields[static_cast<size_t>(fields[k])], grid, i);
+        if (check_target) check_target(h.fields[static_cast<size_t>(fields[k])], grid);
         if (grid.NumSamples() == 0) continue;
         void* to = out[static_cast<int64_t>(k) * nboxes + i];
         RequireNonNull(to, ("out[" + std::to_string(static_cast<int64_t>(k) * nboxes + i) + "]").c_str());
@@ -169,7 +173,7 @@ hzio_status hzio_reader_read_array(hzio_reader* reader, const char* field, int64
                                    void* data) {
   return Guard(__func__, [&] {
     void* const out[1] = {data};
-    const auto check = [&](const hzio::Field& f, const hzio::Grid& grid, int64_t) {
+    const auto check = [&](const hzio::Field& f, const hzio::Grid& grid) {
       hzio::internal_c::CheckElementBytes(f, element_bytes);
       const int64_t want = f.dtype.BytesFor(grid.NumSamples()) / element_bytes;
       hzio::Check(elements == want, hzio::ErrorCode::kInvalidArgument,
