@@ -48,6 +48,7 @@ TEST_PACKAGES=(
 # Each component appends its own line here: EXTRA_PACKAGES+=(pkg ...)   # component: why
 EXTRA_PACKAGES=()
 EXTRA_PACKAGES+=(libvtk9-dev libvtk9-qt-dev qtbase5-dev xvfb xauth)   # viewer: Qt5 + VTK 9.1
+EXTRA_PACKAGES+=(gfortran)   # capi: the Fortran module `hzio` and examples (mpi_f08 comes with libopenmpi-dev)
 # --- end of packages added by other components ---
 
 # The Python packages of <repo>/.venv (interop tests, demo data).
