@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../reader/test_util.h"
+#include "support/test_support.h"
 #include "hzio.h"
 #include "hzio/format/dtype.h"
 #include "hzio/hz/grid.h"
@@ -20,7 +20,7 @@ namespace {
 using hzio::testing::TempDir;
 
 // Asserts `status` is `want` and the thread's message holds `part`.
-#define EXPECT_HZIO_ERROR(call, want, part)                                                            \
+#define EXPECT_HZIO_STATUS(call, want, part)                                                            \
   do {                                                                                                 \
     const hzio_status s_ = (call);                                                                     \
     EXPECT_EQ(s_, (want)) << hzio_status_name(s_) << ": " << hzio_last_error();                        \
@@ -150,28 +150,28 @@ TEST(CApiDesc, DescribesWhatWasDeclared) {
 TEST(CApiDesc, BadInputNamesTheProblem) {
   hzio_desc* d = nullptr;
   const int64_t zero[2] = {8, 0}, one[1] = {1};
-  EXPECT_HZIO_ERROR(hzio_desc_create(0, kSize, &d), HZIO_ERR_INVALID_ARGUMENT, "hzio_desc_create: ndims 0 is outside 1..5");
-  EXPECT_HZIO_ERROR(hzio_desc_create(2, zero, &d), HZIO_ERR_INVALID_ARGUMENT, "size 0 of axis 1");
-  EXPECT_HZIO_ERROR(hzio_desc_create(1, one, &d), HZIO_ERR_INVALID_ARGUMENT, "single-sample");
-  EXPECT_HZIO_ERROR(hzio_desc_create(3, nullptr, &d), HZIO_ERR_INVALID_ARGUMENT, "size is NULL");
+  EXPECT_HZIO_STATUS(hzio_desc_create(0, kSize, &d), HZIO_ERR_INVALID_ARGUMENT, "hzio_desc_create: ndims 0 is outside 1..5");
+  EXPECT_HZIO_STATUS(hzio_desc_create(2, zero, &d), HZIO_ERR_INVALID_ARGUMENT, "size 0 of axis 1");
+  EXPECT_HZIO_STATUS(hzio_desc_create(1, one, &d), HZIO_ERR_INVALID_ARGUMENT, "single-sample");
+  EXPECT_HZIO_STATUS(hzio_desc_create(3, nullptr, &d), HZIO_ERR_INVALID_ARGUMENT, "size is NULL");
   EXPECT_EQ(d, nullptr);  // outputs are written only on success
 
   d = MakeDesc();
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(d, "pressure", "float32"), HZIO_ERR_INVALID_ARGUMENT, "'pressure' exists already");
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(d, "t", "float65"), HZIO_ERR_INVALID_ARGUMENT, "float65");
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(d, "a b", "float32"), HZIO_ERR_INVALID_ARGUMENT, "has a character the header cannot hold");
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(d, nullptr, "float32"), HZIO_ERR_INVALID_ARGUMENT, "hzio_desc_add_field: name is NULL");
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(nullptr, "x", "float32"), HZIO_ERR_INVALID_ARGUMENT, "desc is NULL");
-  EXPECT_HZIO_ERROR(hzio_desc_set_compression(d, nullptr, "zpi"), HZIO_ERR_INVALID_ARGUMENT, "unknown compression 'zpi'");
-  EXPECT_HZIO_ERROR(hzio_desc_set_compression(d, "nope", "zip"), HZIO_ERR_NOT_FOUND, "unknown field 'nope' (fields: pressure, velocity, mask)");
-  EXPECT_HZIO_ERROR(hzio_desc_set_layout(d, nullptr, 7), HZIO_ERR_INVALID_ARGUMENT, "layout 7");
-  EXPECT_HZIO_ERROR(hzio_desc_set_timesteps(d, 3, 2), HZIO_ERR_INVALID_ARGUMENT, "timesteps 3..2 are empty");
-  EXPECT_HZIO_ERROR(hzio_desc_set_bits_per_block(d, -1), HZIO_ERR_INVALID_ARGUMENT, "bits per block -1");
-  EXPECT_HZIO_ERROR(hzio_desc_set_blocks_per_file(d, -2), HZIO_ERR_INVALID_ARGUMENT, "(blocksperfile) -2 is invalid");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(d, "pressure", "float32"), HZIO_ERR_INVALID_ARGUMENT, "'pressure' exists already");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(d, "t", "float65"), HZIO_ERR_INVALID_ARGUMENT, "float65");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(d, "a b", "float32"), HZIO_ERR_INVALID_ARGUMENT, "has a character the header cannot hold");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(d, nullptr, "float32"), HZIO_ERR_INVALID_ARGUMENT, "hzio_desc_add_field: name is NULL");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(nullptr, "x", "float32"), HZIO_ERR_INVALID_ARGUMENT, "desc is NULL");
+  EXPECT_HZIO_STATUS(hzio_desc_set_compression(d, nullptr, "zpi"), HZIO_ERR_INVALID_ARGUMENT, "unknown compression 'zpi'");
+  EXPECT_HZIO_STATUS(hzio_desc_set_compression(d, "nope", "zip"), HZIO_ERR_NOT_FOUND, "unknown field 'nope' (fields: pressure, velocity, mask)");
+  EXPECT_HZIO_STATUS(hzio_desc_set_layout(d, nullptr, 7), HZIO_ERR_INVALID_ARGUMENT, "layout 7");
+  EXPECT_HZIO_STATUS(hzio_desc_set_timesteps(d, 3, 2), HZIO_ERR_INVALID_ARGUMENT, "timesteps 3..2 are empty");
+  EXPECT_HZIO_STATUS(hzio_desc_set_bits_per_block(d, -1), HZIO_ERR_INVALID_ARGUMENT, "bits per block -1");
+  EXPECT_HZIO_STATUS(hzio_desc_set_blocks_per_file(d, -2), HZIO_ERR_INVALID_ARGUMENT, "(blocksperfile) -2 is invalid");
   int index = 5;
-  EXPECT_HZIO_ERROR(hzio_desc_get_field_index(d, "temperature", &index), HZIO_ERR_NOT_FOUND, "unknown field 'temperature'");
+  EXPECT_HZIO_STATUS(hzio_desc_get_field_index(d, "temperature", &index), HZIO_ERR_NOT_FOUND, "unknown field 'temperature'");
   EXPECT_EQ(index, 5);
-  EXPECT_HZIO_ERROR(hzio_desc_get_field(d, 3, nullptr, nullptr, nullptr, nullptr), HZIO_ERR_NOT_FOUND,
+  EXPECT_HZIO_STATUS(hzio_desc_get_field(d, 3, nullptr, nullptr, nullptr, nullptr), HZIO_ERR_NOT_FOUND,
                     "field index 3 is outside 0..2");
   // A failed change leaves the description as it was.
   int nfields = 0;
@@ -282,12 +282,12 @@ TEST(CApiSerial, ArraysWithAShape) {
                                            buffers.back().data()));
     }
   // Shapes and element sizes that do not fit the field.
-  EXPECT_HZIO_ERROR(hzio_writer_add_array(w, "velocity", 0, offset, 3, scalar_shape, 4, buffers[0].data()),
+  EXPECT_HZIO_STATUS(hzio_writer_add_array(w, "velocity", 0, offset, 3, scalar_shape, 4, buffers[0].data()),
                     HZIO_ERR_INVALID_ARGUMENT, "it needs rank 4 (components first)");
   const int64_t two_components[4] = {2, 20, 17, 9};
-  EXPECT_HZIO_ERROR(hzio_writer_add_array(w, "velocity", 0, offset, 4, two_components, 4, buffers[0].data()),
+  EXPECT_HZIO_STATUS(hzio_writer_add_array(w, "velocity", 0, offset, 4, two_components, 4, buffers[0].data()),
                     HZIO_ERR_INVALID_ARGUMENT, "is 2, not its 3 components");
-  EXPECT_HZIO_ERROR(hzio_writer_add_array(w, "pressure", 0, offset, 3, scalar_shape, 4, buffers[0].data()),
+  EXPECT_HZIO_STATUS(hzio_writer_add_array(w, "pressure", 0, offset, 3, scalar_shape, 4, buffers[0].data()),
                     HZIO_ERR_INVALID_ARGUMENT, "array elements of 4 bytes do not hold field 'pressure' (float64");
   ASSERT_HZIO_OK(hzio_writer_write(w));
   ASSERT_HZIO_OK(hzio_writer_free(w));
@@ -304,10 +304,10 @@ TEST(CApiSerial, ArraysWithAShape) {
   }
   for (int t = 0; t < 2; ++t) EXPECT_EQ(ReadAndCompare(r, 2, t, offset, scalar_shape), -1) << "mask t=" << t;
   std::vector<uint8_t> out(static_cast<size_t>(vec.BytesFor(all.NumSamples())));
-  EXPECT_HZIO_ERROR(hzio_reader_read_array(r, "velocity", 0, HZIO_FULL_RESOLUTION, offset, scalar_shape,
+  EXPECT_HZIO_STATUS(hzio_reader_read_array(r, "velocity", 0, HZIO_FULL_RESOLUTION, offset, scalar_shape,
                                            all.NumSamples(), 4, out.data()),
                     HZIO_ERR_INVALID_ARGUMENT, "an array of 3060 elements for 3060 samples of field 'velocity' (float32[3]); it needs 9180");
-  EXPECT_HZIO_ERROR(hzio_reader_read_array(r, "velocity", 0, HZIO_FULL_RESOLUTION, offset, scalar_shape,
+  EXPECT_HZIO_STATUS(hzio_reader_read_array(r, "velocity", 0, HZIO_FULL_RESOLUTION, offset, scalar_shape,
                                            all.NumSamples(), 8, out.data()),
                     HZIO_ERR_INVALID_ARGUMENT, "array elements of 8 bytes");
   ASSERT_HZIO_OK(hzio_reader_free(r));
@@ -323,7 +323,7 @@ TEST(CApiSerial, UpdateAddsTimestepsToAnExistingDataset) {
   for (int64_t t = 0; t < 2; ++t) {
     hzio_writer* w = nullptr;
     // The second writer needs HZIO_UPDATE: the dataset exists after the first.
-    if (t == 1) EXPECT_HZIO_ERROR(hzio_writer_create(path.c_str(), desc, 0, &w), HZIO_ERR_INVALID_ARGUMENT, "already exists");
+    if (t == 1) EXPECT_HZIO_STATUS(hzio_writer_create(path.c_str(), desc, 0, &w), HZIO_ERR_INVALID_ARGUMENT, "already exists");
     ASSERT_HZIO_OK(hzio_writer_create(path.c_str(), desc, t == 0 ? HZIO_SYNC : HZIO_UPDATE, &w));
     std::vector<uint8_t> data(static_cast<size_t>(f64.BytesFor(all.NumSamples())));
     hzio::mpi::FillSynthetic(f64, 0, t, all, data.data());
@@ -343,38 +343,38 @@ TEST(CApiSerial, WriterRefusesBadInput) {
   const std::string path = dir.File("bad.idx");
   hzio_desc* desc = MakeDesc();
   hzio_writer* w = nullptr;
-  EXPECT_HZIO_ERROR(hzio_writer_create(path.c_str(), desc, HZIO_OVERWRITE, &w), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_writer_create(path.c_str(), desc, HZIO_OVERWRITE, &w), HZIO_ERR_INVALID_ARGUMENT,
                     "HZIO_OVERWRITE cannot be given to a serial writer");
-  EXPECT_HZIO_ERROR(hzio_writer_create(path.c_str(), desc, 64, &w), HZIO_ERR_INVALID_ARGUMENT, "unknown bits 64");
-  EXPECT_HZIO_ERROR(hzio_writer_create(nullptr, desc, 0, &w), HZIO_ERR_INVALID_ARGUMENT, "path is NULL");
+  EXPECT_HZIO_STATUS(hzio_writer_create(path.c_str(), desc, 64, &w), HZIO_ERR_INVALID_ARGUMENT, "unknown bits 64");
+  EXPECT_HZIO_STATUS(hzio_writer_create(nullptr, desc, 0, &w), HZIO_ERR_INVALID_ARGUMENT, "path is NULL");
   EXPECT_EQ(w, nullptr);
   ASSERT_HZIO_OK(hzio_writer_create(path.c_str(), desc, 0, &w));
   std::vector<double> data(20 * 17 * 9, 1.0);
   const int64_t offset[3] = {0, 0, 0}, inside[3] = {20, 17, 9}, outside[3] = {21, 17, 9}, empty[3] = {20, 0, 9};
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "temperature", 0, offset, inside, data.data()), HZIO_ERR_NOT_FOUND,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "temperature", 0, offset, inside, data.data()), HZIO_ERR_NOT_FOUND,
                     "hzio_writer_add: unknown field 'temperature' (fields: pressure, velocity, mask)");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 2, offset, inside, data.data()), HZIO_ERR_NOT_FOUND,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 2, offset, inside, data.data()), HZIO_ERR_NOT_FOUND,
                     "timestep 2 is not declared");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 0, offset, outside, data.data()), HZIO_ERR_OUT_OF_RANGE,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 0, offset, outside, data.data()), HZIO_ERR_OUT_OF_RANGE,
                     "box 0:21,0:17,0:9 is not inside the dataset box 0:20,0:17,0:9");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 0, offset, empty, data.data()), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 0, offset, empty, data.data()), HZIO_ERR_INVALID_ARGUMENT,
                     "has count 0 on axis 1; counts must be positive");
   const int64_t far[3] = {INT64_MAX - 3, 0, 0};
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 0, far, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 0, far, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
                     "which overflows");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 0, offset, inside, nullptr), HZIO_ERR_INVALID_ARGUMENT, "data is NULL");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 0, nullptr, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 0, offset, inside, nullptr), HZIO_ERR_INVALID_ARGUMENT, "data is NULL");
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 0, nullptr, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
                     "offset is NULL");
   // The description a writer lends cannot be changed or freed.
   const hzio_desc* wd = nullptr;
   ASSERT_HZIO_OK(hzio_writer_get_desc(w, &wd));
-  EXPECT_HZIO_ERROR(hzio_desc_free(const_cast<hzio_desc*>(wd)), HZIO_ERR_INVALID_ARGUMENT, "belongs to a reader or writer");
-  EXPECT_HZIO_ERROR(hzio_desc_add_field(const_cast<hzio_desc*>(wd), "x", "uint8"), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_desc_free(const_cast<hzio_desc*>(wd)), HZIO_ERR_INVALID_ARGUMENT, "belongs to a reader or writer");
+  EXPECT_HZIO_STATUS(hzio_desc_add_field(const_cast<hzio_desc*>(wd), "x", "uint8"), HZIO_ERR_INVALID_ARGUMENT,
                     "cannot be changed");
   ASSERT_HZIO_OK(hzio_writer_add(w, "pressure", 0, offset, inside, data.data()));
   ASSERT_HZIO_OK(hzio_writer_write(w));
-  EXPECT_HZIO_ERROR(hzio_writer_write(w), HZIO_ERR_INVALID_ARGUMENT, "written its dataset already");
-  EXPECT_HZIO_ERROR(hzio_writer_add(w, "pressure", 1, offset, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_writer_write(w), HZIO_ERR_INVALID_ARGUMENT, "written its dataset already");
+  EXPECT_HZIO_STATUS(hzio_writer_add(w, "pressure", 1, offset, inside, data.data()), HZIO_ERR_INVALID_ARGUMENT,
                     "written its dataset already");
   ASSERT_HZIO_OK(hzio_writer_free(w));
   ASSERT_HZIO_OK(hzio_writer_free(nullptr));
@@ -386,8 +386,8 @@ TEST(CApiSerial, ReaderRefusesBadInput) {
   TempDir dir;
   hzio_reader* r = nullptr;
   const std::string missing = dir.File("missing.idx");
-  EXPECT_HZIO_ERROR(hzio_reader_open(missing.c_str(), 0, &r), HZIO_ERR_NOT_FOUND, missing);
-  EXPECT_HZIO_ERROR(hzio_reader_open(missing.c_str(), HZIO_ONE_PHASE, &r), HZIO_ERR_INVALID_ARGUMENT,
+  EXPECT_HZIO_STATUS(hzio_reader_open(missing.c_str(), 0, &r), HZIO_ERR_NOT_FOUND, missing);
+  EXPECT_HZIO_STATUS(hzio_reader_open(missing.c_str(), HZIO_ONE_PHASE, &r), HZIO_ERR_INVALID_ARGUMENT,
                     "HZIO_ONE_PHASE cannot be given to a serial reader");
   EXPECT_EQ(r, nullptr);
 
@@ -400,25 +400,25 @@ TEST(CApiSerial, ReaderRefusesBadInput) {
   void* targets[1] = {out.data()};
   void* none[1] = {nullptr};
   const int64_t offset[3] = {0, 0, 0}, count[3] = {20, 17, 9}, bad[3] = {20, -1, 9}, away[3] = {40, 0, 0};
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "temperature", 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "temperature", 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
                     HZIO_ERR_NOT_FOUND, "hzio_reader_read: unknown field 'temperature'");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, bad, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, bad, targets),
                     HZIO_ERR_INVALID_ARGUMENT, "has count -1 on axis 1");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, away, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, away, count, targets),
                     HZIO_ERR_OUT_OF_RANGE, "box 40:60,0:17,0:9 lies outside the dataset box 0:20,0:17,0:9");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, 15, 1, offset, count, targets), HZIO_ERR_OUT_OF_RANGE,
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, 15, 1, offset, count, targets), HZIO_ERR_OUT_OF_RANGE,
                     "level 15 is outside 0..14");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, -2, 1, offset, count, targets), HZIO_ERR_OUT_OF_RANGE,
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, -2, 1, offset, count, targets), HZIO_ERR_OUT_OF_RANGE,
                     "level -2");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 7, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 7, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
                     HZIO_ERR_NOT_FOUND, "timestep 7 is not declared");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, count, none),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, count, none),
                     HZIO_ERR_INVALID_ARGUMENT, "out[0] is NULL");
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, -1, offset, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, -1, offset, count, targets),
                     HZIO_ERR_INVALID_ARGUMENT, "nboxes -1 is negative");
-  EXPECT_HZIO_ERROR(hzio_reader_read_fields(r, 0, nullptr, 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read_fields(r, 0, nullptr, 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
                     HZIO_ERR_INVALID_ARGUMENT, "nfields 0 is not positive");
-  EXPECT_HZIO_ERROR(hzio_reader_query_grid(r, away, count, 3, nullptr, nullptr, nullptr), HZIO_ERR_OUT_OF_RANGE,
+  EXPECT_HZIO_STATUS(hzio_reader_query_grid(r, away, count, 3, nullptr, nullptr, nullptr), HZIO_ERR_OUT_OF_RANGE,
                     "hzio_reader_query_grid: box 40:60,0:17,0:9 lies outside");
   // No box at all is a valid (empty) read.
   ASSERT_HZIO_OK(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 0, nullptr, nullptr, nullptr));
@@ -427,7 +427,7 @@ TEST(CApiSerial, ReaderRefusesBadInput) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path()))
     if (entry.path().extension() == ".bin") std::filesystem::resize_file(entry.path(), 100);
   ASSERT_HZIO_OK(hzio_reader_open(path.c_str(), 0, &r));
-  EXPECT_HZIO_ERROR(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
+  EXPECT_HZIO_STATUS(hzio_reader_read(r, "pressure", 0, HZIO_FULL_RESOLUTION, 1, offset, count, targets),
                     HZIO_ERR_CORRUPT, "hzio_reader_read: ");
   ASSERT_HZIO_OK(hzio_reader_free(r));
 }
