@@ -83,8 +83,9 @@ std::optional<DecodedBlock> LocalDataset::ReadBlock(int field, int64_t time, uin
   out.row_major = loc.entry.row_major();
   out.grid = layout_->BlockGrid(block);
   out.bytes.resize(static_cast<size_t>(dtype.BytesFor(layout_->samples_per_block())));
-  Decode(CodecFromCode(loc.entry.codec_code(), where), payload.data(), payload.size(), out.bytes.data(),
-         out.bytes.size(), where);
+  const Field& f = header_.fields[static_cast<size_t>(field)];
+  Decode(CodecSpec::ForBlock(CodecFromCode(loc.entry.codec_code(), where), f.compression), payload.data(),
+         payload.size(), SampleShape{dtype, out.grid.count}, out.bytes.data(), out.bytes.size(), where);
   return out;
 }
 
@@ -187,7 +188,9 @@ void LocalDataset::ReadInto(const Resolved& q, uint8_t* out) {
                 where + ": raw block has " + std::to_string(e.size) + " bytes, expected " + std::to_string(block_bytes));
         } else {
           decoded.Resize(block_bytes);
-          Decode(codec, payload, static_cast<size_t>(e.size), decoded.data(), block_bytes, where);
+          Decode(CodecSpec::ForBlock(codec, field.compression), payload, static_cast<size_t>(e.size),
+                 SampleShape{field.dtype, layout_->BlockGrid(present[k].block).count}, decoded.data(), block_bytes,
+                 where);
           samples = decoded.data();
         }
         scatter(present[k].block, samples, e.row_major());
