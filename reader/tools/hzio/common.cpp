@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "hzio/codec/codec.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -84,9 +85,21 @@ StorageOptions ReadStorageOptions(const Args& args) {
   StorageOptions s;
   if (std::optional<std::string> c = args.Get("--compression")) {
     const std::string v = ToLower(*c);
-    if (v == "raw" || v == "none") s.compression = "";
-    else if (v == "zip" || v == "lz4") s.compression = v;
-    else throw args.Usage("option '--compression' must be raw, zip or lz4, got '" + *c + "'");
+    if (v == "raw" || v == "none") {
+      s.compression = "";
+    } else {
+      CodecSpec spec;
+      try {
+        spec = CodecSpec::Parse(*c);
+      } catch (const Error& e) {
+        throw args.Usage(std::string("option '--compression': ") + e.what());
+      }
+      if (spec.codec == Codec::kRaw)
+        throw args.Usage("option '--compression' must be raw, zip, lz4, png, jpg or zfp[-MODE[-MODE]], got '" + *c + "'");
+      // OpenVisus 2.2.149 reads a bare "zfp" field with precision 64 though its blocks are
+      // reversible (garbage, idx-format.md §9): spelling the mode out keeps the dataset readable there.
+      s.compression = v == "zfp" ? "zfp-reversible-reversible" : *c;
+    }
     s.compression_given = true;
   }
   if (std::optional<std::string> l = args.Get("--layout")) {

@@ -12,7 +12,7 @@ ImageShape ImageShapeOf(const SampleShape& shape, const char* name, bool allow_a
   const int c = t.components();
   const bool channels_ok = c == 1 || c == 3 || (allow_alpha && c == 4);
   Check(t.kind() == DType::Kind::kUnsigned && t.bits() == 8 && channels_ok, ErrorCode::kUnsupported,
-        where + ": " + name + " blocks hold uint8 or uint8[3]" + (allow_alpha ? " or uint8[4]" : "") +
+        where + ": " + name + " blocks hold " + (allow_alpha ? "uint8, uint8[3] or uint8[4]" : "uint8 or uint8[3]") +
             " samples, not " + t.ToString());
   ImageShape image;
   image.channels = c;
