@@ -96,9 +96,12 @@ StorageOptions ReadStorageOptions(const Args& args) {
       }
       if (spec.codec == Codec::kRaw)
         throw args.Usage("option '--compression' must be raw, zip, lz4, png, jpg or zfp[-MODE[-MODE]], got '" + *c + "'");
-      // OpenVisus 2.2.149 reads a bare "zfp" field with precision 64 though its blocks are
-      // reversible (garbage, idx-format.md §9): spelling the mode out keeps the dataset readable there.
-      s.compression = v == "zfp" ? "zfp-reversible-reversible" : *c;
+      // zfp blocks are written (and read by hzio) in the spec's first mode. OpenVisus 2.2.149
+      // decodes with the second one, and reads a bare "zfp" with precision 64 though its blocks are
+      // reversible (garbage, idx-format.md §9): the header says zfp-<mode>-<mode> so that it agrees.
+      s.compression = spec.codec == Codec::kZfp
+                          ? "zfp-" + spec.zfp_encode.ToString() + "-" + spec.zfp_encode.ToString()
+                          : *c;
     }
     s.compression_given = true;
   }

@@ -39,6 +39,7 @@ TEST(CodecSpec, ZfpSpecsOfSection5) {
   EXPECT_EQ(ZfpMode{}.ToString(), "reversible");
   EXPECT_EQ(Precision(20).ToString(), "precision=20");
   EXPECT_EQ(Accuracy(0.001).ToString(), "accuracy=0.001");
+  EXPECT_EQ(Accuracy(1e-5).ToString(), "accuracy=0.00001");  // no '-' for OpenVisus to split on
   for (ZfpMode m : {ZfpMode{}, Precision(7), Accuracy(2.5e-7)})  // ToString reads back
     EXPECT_EQ(CodecSpec::Parse("zfp-" + m.ToString()).zfp_encode, m) << m.ToString();
 }

@@ -24,7 +24,7 @@ struct ZfpMode {
   int precision = 64;    // kPrecision: bit planes kept, 1..64
   double accuracy = 0;   // kAccuracy: absolute error tolerance, > 0
 
-  /// "reversible", "precision=N" or "accuracy=X" (shortest round-trip decimal).
+  /// "reversible", "precision=N" or "accuracy=X" (shortest round-trip decimal, no exponent).
   std::string ToString() const;
   bool operator==(const ZfpMode& o) const {
     return kind == o.kind && precision == o.precision && accuracy == o.accuracy;

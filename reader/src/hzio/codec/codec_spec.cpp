@@ -1,5 +1,6 @@
 // Codec specs as headers and the wire spell them (idx-format.md §5): name, then options after '-'.
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 
@@ -68,7 +69,12 @@ std::string ZfpMode::ToString() const {
   switch (kind) {
     case Kind::kReversible: return "reversible";
     case Kind::kPrecision: return "precision=" + std::to_string(precision);
-    case Kind::kAccuracy: return "accuracy=" + FormatShortest(accuracy);
+    case Kind::kAccuracy: {
+      // Fixed notation: OpenVisus splits specs on '-', which an exponent ("1e-05") would cut.
+      char text[400];
+      const auto r = std::to_chars(text, text + sizeof text, accuracy, std::chars_format::fixed);
+      return "accuracy=" + std::string(text, r.ptr);
+    }
   }
   return "reversible";
 }
