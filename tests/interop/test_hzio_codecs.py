@@ -13,11 +13,12 @@ spec of one mode, so the mode is spelled out twice.
 from __future__ import annotations
 
 import re
+import struct
 
 import numpy as np
 import pytest
 
-from interop_util import Mismatches, check_hzio, make_array, read_idx_geometry, sub_boxes
+from interop_util import Mismatches, check_hzio, make_array, read_idx_geometry, run_hzio, sub_boxes
 from test_hzio_written import check_block_files, check_hzio_reads_back, check_in_openvisus
 from test_openvisus_codecs import smooth_image
 from test_openvisus_written import compare_query
@@ -94,3 +95,33 @@ def test_lossy(ov, tmp_path, compression, dtype, dims, layout):
         for box in sub_boxes(dims):
             compare_query(db, idx, tmp_path, mismatches, field="data", time=0, box=box, level=h)
     mismatches.assert_none(idx)
+
+
+@pytest.mark.parametrize("compression,dtype,dims", [("png", "uint8[3]", (64, 32)), ("jpg", "uint8", (64, 32)),
+                                                   ("zfp-accuracy=0.01", "float64", (32, 16, 8)),
+                                                   ("zfp", "float32", (64, 32))])
+def test_corrupt_payloads_name_the_file(tmp_path, compression, dtype, dims):
+    """A damaged png/jpg/zfp payload (truncated, or its end overwritten): `hzio read` fails
+    with the block file and block in its message, `hzio verify` counts the block corrupt. zfp
+    streams carry no checksum: bytes changed inside one may decode to other values unnoticed
+    (as in zfp itself), so only its truncation is asserted."""
+    source = smooth_image(dtype, dims, seed=1) if dtype.startswith("uint8") else make_array(dtype, dims, seed=2)
+    idx = convert(tmp_path, source, dtype, "rowmajor", compression, dims)
+    path = sorted(idx.parent.rglob("*.bin"))[0]
+    raw = bytearray(path.read_bytes())
+    words = struct.unpack(">10I", raw[40:80])                  # block 0 of the file's first field
+    offset, size = words[2] | (words[3] << 32), words[4]
+    for damage in ("truncate",) if compression.startswith("zfp") else ("overwrite", "truncate"):
+        broken = bytearray(raw)
+        if damage == "overwrite":
+            broken[offset + size // 3: offset + size] = bytes([0xA5]) * (size - size // 3)
+        else:                                                   # the entry still claims `size` bytes
+            struct.pack_into(">I", broken, 40 + 16, size // 2)
+        path.write_bytes(bytes(broken))
+        done = run_hzio(["read", idx, "-o", tmp_path / "out.npy"])
+        assert done.returncode != 0, f"{damage}: hzio read accepted a damaged {compression} block"
+        assert str(path) in done.stderr and "block 0" in done.stderr, done.stderr
+        verify = run_hzio(["verify", idx])
+        assert verify.returncode != 0 and "1 corrupt" in verify.stdout + verify.stderr, verify.stdout + verify.stderr
+    path.write_bytes(bytes(raw))
+    check_hzio(["verify", idx])
