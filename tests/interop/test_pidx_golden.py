@@ -11,7 +11,6 @@ dataset (`(compression type) 1`) is refused clearly by every command.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +20,6 @@ from interop_util import (Mismatches, box_arg, check_hzio, grid_axes, hzio_read,
                           run_hzio, sample_source, sub_boxes)
 
 UNCHUNKED = ["mixed_n2", "mixed_n4", "s3d_n2"]
-
-
-@pytest.fixture(scope="session")
-def pidx_dir() -> Path:
-    path = Path(os.environ.get("HZIO_PIDX_GOLDEN_DIR", ""))
-    if not (path / "README.md").is_file():
-        raise RuntimeError(f"HZIO_PIDX_GOLDEN_DIR must name shared/testdata/pidx-golden (got '{path}')")
-    return path
 
 
 def pidx_fields(idx: Path) -> list[tuple[str, np.dtype, int]]:
