@@ -25,7 +25,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio convert INPUT OUT.idx [--dims X,Y[,Z] --dtype DTYPE] [--field NAME] [--time T]\n"
-    "                    [--compression raw|zip|lz4] [--layout hzorder|rowmajor]\n"
+    "                    [--compression raw|zip|lz4|png|jpg|zfp] [--layout hzorder|rowmajor]\n"
     "                    [--bitsperblock N] [--blocksperfile N] [--threads N]\n"
     "\n"
     "Writes an array into a dataset. INPUT is a .npy file (C order, little-endian u1..u8, i1..i8,\n"

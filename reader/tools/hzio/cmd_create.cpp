@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio create OUT.idx --dims X,Y[,Z] --field NAME:DTYPE [--field ...] [--time T0:T1]\n"
-    "                   [--bitsperblock N] [--blocksperfile N] [--compression raw|zip|lz4]\n"
+    "                   [--bitsperblock N] [--blocksperfile N] [--compression raw|zip|lz4|png|jpg|zfp]\n"
     "                   [--layout hzorder|rowmajor]\n"
     "\n"
     "Creates an empty IDX version-6 dataset (header only) that `hzio convert` and the library fill.\n"
@@ -24,7 +24,10 @@ constexpr char kUsage[] =
     "  --bitsperblock N     log2 of samples per block (default min(maxh, 16))\n"
     "  --blocksperfile N    blocks per file; -1 = one file per timestep (default: -1 when a timestep\n"
     "                       is under 2 GiB, else OpenVisus's guess of 128 MiB of blocks per file)\n"
-    "  --compression C      raw, zip (default, as OpenVisus CreateIdx) or lz4\n"
+    "  --compression C      raw, zip (default, as OpenVisus CreateIdx), lz4, png or jpg (uint8,\n"
+    "                       uint8[3], png also uint8[4]; 2-D), zfp[-MODE[-MODE]] (one float32,\n"
+    "                       float64, int32 or int64; MODE reversible (default), precision=N or\n"
+    "                       accuracy=X), as OpenVisus spells them (idx-format.md §5)\n"
     "  --layout L           rowmajor (default, OpenVisus v6) or hzorder\n"
     "\n"
     "The bitmask is guessed from the dims as OpenVisus does; block files go to OUT/ beside OUT.idx.\n";

@@ -73,7 +73,7 @@ expect_error 2 "missing --dims" "create without dims" -- "$HZIO" create a.idx --
 expect_error 2 "16,16" "create with a trailing unit axis" -- "$HZIO" create a.idx --dims 16,16,1 --field a:float32
 expect_error 2 "'flt32'" "create with a bad dtype" -- "$HZIO" create a.idx --dims 16,16 --field a:flt32
 expect_error 2 "NAME:DTYPE" "create with a bad field" -- "$HZIO" create a.idx --dims 16,16 --field a
-expect_error 2 "'--compression' must be raw, zip or lz4" "bad compression" -- \
+expect_error 2 "'--compression' must be raw, zip, lz4, png, jpg or zfp" "bad compression" -- \
   "$HZIO" create a.idx --dims 16,16 --field a:float32 --compression bz2
 expect_error 2 "'--layout'" "bad layout" -- "$HZIO" create a.idx --dims 16,16 --field a:float32 --layout zorder
 expect_error 2 "given twice" "duplicate field" -- "$HZIO" create a.idx --dims 16,16 --field a:uint8 --field a:int8

@@ -92,10 +92,18 @@ class DatasetWriter::Impl {
     for (const Field& f : header_.fields) {
       Check(f.dtype.ByteAligned(), ErrorCode::kUnsupported,
             idx_path_ + ": field '" + f.name + "' dtype " + f.dtype.ToString() + " is not whole bytes");
-      CodecSpec spec = CodecSpec::Parse(f.compression);
-      Check(spec.codec == Codec::kRaw || spec.codec == Codec::kZip || spec.codec == Codec::kLz4,
-            ErrorCode::kUnsupported, idx_path_ + ": field '" + f.name + "' compression '" + f.compression +
-                                         "' cannot be written (raw, zip, lz4 can)");
+      // Every codec can be written, but png, jpg and zfp hold only some dtypes and block shapes
+      // (idx-format.md §5): refuse those now, before any data, for every level's block grid.
+      const std::string what = idx_path_ + ": field '" + f.name + "' compression '" + f.compression + "'";
+      CodecSpec spec;
+      try {
+        spec = CodecSpec::Parse(f.compression);
+      } catch (const Error& e) {
+        throw Error(e.code(), idx_path_ + ": field '" + f.name + "': " + e.what());
+      }
+      const BlockLayout levels(header_.bitmask, header_.bits_per_block);
+      for (uint64_t b = 0; b < levels.total_blocks(); b = b == 0 ? 1 : 2 * b)
+        CheckCodecFits(spec, SampleShape{f.dtype, levels.BlockGrid(b).count}, what);
       codecs_.push_back(spec);
       default_samples_.push_back(f.DefaultSample());
     }
@@ -236,7 +244,8 @@ class DatasetWriter::Impl {
       const std::string path = files_->FilePath(block, time);
       std::vector<uint8_t> payload(static_cast<size_t>(entry.size));
       WriteFile(path, false).ReadAt(entry.offset, entry.size, payload.data());
-      Decode(CodecFromCode(entry.codec_code(), path), payload.data(), payload.size(), p->samples.data(), bytes,
+      Decode(CodecSpec::ForBlock(CodecFromCode(entry.codec_code(), path), f.compression), payload.data(),
+             payload.size(), SampleShape{f.dtype, p->grid.count}, p->samples.data(), bytes,
              path + ": block " + std::to_string(block));
       p->row_major = entry.row_major();
     } else if (!covers_block) {
@@ -299,7 +308,8 @@ class DatasetWriter::Impl {
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
         if (spec.codec == Codec::kRaw) return;
         ByteBuffer out = TakeBuffer(0);
-        EncodeInto(spec, p.samples.data(), p.samples.size(), out);
+        EncodeInto(spec, p.samples.data(), p.samples.size(),
+                   SampleShape{header_.fields[static_cast<size_t>(p.field)].dtype, p.grid.count}, out);
         encoded_[static_cast<size_t>(i)] = std::move(out);
       });
       for (size_t i = 0; i < n; ++i) {
