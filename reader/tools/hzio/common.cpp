@@ -1,5 +1,6 @@
 // Helpers shared by the hzio subcommands: option values -> library types.
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -144,6 +145,18 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
   h.Validate(stem);
   if (h.filename_template.empty()) h.filename_template = GuessFilenameTemplate(stem, h.maxh(), h.bits_per_block);
   return h;
+}
+
+void PrintNote(const std::string& message) { std::fprintf(stderr, "hzio: note: %s\n", message.c_str()); }
+
+void AddWriteOptions(Args& args) { args.Flag("--wait").Flag("--sync"); }
+
+TransactionOptions ReadWriteOptions(const Args& args) {
+  TransactionOptions t;
+  t.wait = args.Has("--wait");
+  t.sync = args.Has("--sync");
+  t.notify = PrintNote;
+  return t;
 }
 
 IdxHeader ReadLocalHeader(const std::string& idx_path) {
