@@ -1,12 +1,17 @@
 /// Helpers shared by the hzio::core tests: temporary directories, golden paths, synthetic arrays.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "hzio/util/error.h"
 
 namespace hzio::testing {
 
@@ -44,6 +49,17 @@ inline std::string ReadText(const std::string& path) {
 inline void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// Expects `fn` to throw hzio::Error with `code` and a message containing every one of `parts`.
+inline void ExpectError(const std::function<void()>& fn, ErrorCode code, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(code)) << e.what();
+    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+  }
 }
 
 }  // namespace hzio::testing

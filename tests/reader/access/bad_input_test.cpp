@@ -18,15 +18,7 @@ std::string CopyGolden(const testing::TempDir& dir, const std::string& name) {
   return (dir.path() / name / "visus.idx").string();
 }
 
-void ExpectError(const std::function<void()>& fn, ErrorCode code, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(code)) << e.what();
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
-}
+using testing::ExpectError;
 
 TEST(BadInput, TruncatedBlockFile) {
   testing::TempDir dir;
