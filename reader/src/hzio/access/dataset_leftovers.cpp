@@ -19,21 +19,26 @@ namespace {
 
 std::string Normal(const std::string& p) { return fs::path(p).lexically_normal().string(); }
 
-uint64_t TreeBytes(const fs::path& root, const BlockFileNames* only) {
+// Bytes (and, through `files`, the number) of the files under `root`; with `only`, of the block
+// and temporary files it names.
+uint64_t TreeBytes(const fs::path& root, const BlockFileNames* only, size_t* files = nullptr) {
   std::error_code ec;
   uint64_t bytes = 0;
+  if (files) *files = 0;
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
     const std::string rel = fs::relative(it->path(), root).string();
-    if (only && !only->Matches(rel) && !IsTemporaryName(it->path().filename().string())) continue;
+    if (only && !only->LooksLikeBlockFile(rel) && !IsTemporaryName(it->path().filename().string())) continue;
     bytes += it->file_size(ec);
+    if (files) ++*files;
   }
   return bytes;
 }
 
-// The original (generation 1) data directory of a dataset now in a later generation: only the
-// names its template produces, and temporary files, are the dataset's; then empty directories go.
+// The original (generation 1) data directory of a dataset now in a later generation: only files
+// named like block files (whatever their directories: an overwrite may have changed the time
+// template) and temporary files are the dataset's; then empty directories go.
 void RemoveMatchingFiles(const std::string& dir, const BlockFileNames& names) {
   std::error_code ec;
   std::vector<fs::path> files, dirs;
@@ -43,7 +48,7 @@ void RemoveMatchingFiles(const std::string& dir, const BlockFileNames& names) {
       dirs.push_back(it->path());
     } else if (it->is_regular_file(ec)) {
       const std::string rel = fs::relative(it->path(), dir).string();
-      if (names.Matches(rel) || IsTemporaryName(it->path().filename().string())) files.push_back(it->path());
+      if (names.LooksLikeBlockFile(rel) || IsTemporaryName(it->path().filename().string())) files.push_back(it->path());
     }
   }
   if (ec && ec != std::errc::no_such_file_or_directory)
@@ -69,8 +74,10 @@ std::vector<Leftover> OtherGenerations(const IdxHeader& header, const std::strin
     if (name == own || !it->is_directory(ec) || it->is_symlink(ec)) continue;
     const bool original = d.dedicated && d.generation >= 2 && name == d.base_name;
     if (!original && !std::regex_match(name, generation)) continue;
-    out.push_back(Leftover{Leftover::Kind::kGeneration, it->path().string(),
-                           TreeBytes(it->path(), original ? &names : nullptr), 0, 0});
+    size_t files = 0;
+    const uint64_t bytes = TreeBytes(it->path(), original ? &names : nullptr, &files);
+    if (original && files == 0) continue;  // only what hzio did not write is left there
+    out.push_back(Leftover{Leftover::Kind::kGeneration, it->path().string(), bytes, 0, 0});
   }
   return out;
 }

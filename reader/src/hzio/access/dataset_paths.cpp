@@ -185,6 +185,22 @@ BlockFileNames::BlockFileNames(const IdxHeader& header) : default_time_(header.t
     }
   }
   pattern_ = std::regex(re, std::regex::ECMAScript | std::regex::optimize);
+  // The last component alone.
+  const std::string last = p.file_text.substr(p.file_text.rfind('/') == std::string::npos ? 0 : p.file_text.rfind('/') + 1);
+  std::string name_re;
+  for (size_t i = 0; i < last.size(); ++i) {
+    if (last[i] == '%' && i + 3 < last.size() && last[i + 3] == 'x') {
+      name_re += "[0-9a-f]{" + std::string(1, last[i + 2]) + "}";
+      i += 3;
+    } else {
+      name_re += RegexEscape(std::string(1, last[i]));
+    }
+  }
+  file_name_ = std::regex(name_re, std::regex::ECMAScript | std::regex::optimize);
+}
+
+bool BlockFileNames::LooksLikeBlockFile(const std::string& relative_path) const {
+  return std::regex_match(fs::path(relative_path).filename().string(), file_name_);
 }
 
 bool BlockFileNames::Matches(const std::string& relative_path) const { return std::regex_match(relative_path, pattern_); }

@@ -64,9 +64,14 @@ class BlockFileNames {
   /// The first block and timestep of the file, or nullopt when the name is not one the template
   /// makes. Without a time template the timestep is the header's default.
   std::optional<Id> Parse(const std::string& relative_path) const;
+  /// Whether the last component of the path is named as the template names files ("0a1f.bin"
+  /// for "%04x.bin"), whatever the directories: the files of an earlier version of the dataset,
+  /// whose time template or directory depth may have been different.
+  bool LooksLikeBlockFile(const std::string& relative_path) const;
 
  private:
   std::regex pattern_;
+  std::regex file_name_;
   bool has_time_ = false;   // submatch 1 is the time number
   bool hex_time_ = false;   // the time conversion is %x
   int64_t default_time_ = 0;

@@ -12,6 +12,7 @@
 #include "hzio/storage/durable_file.h"
 #include "hzio/storage/file.h"
 #include "hzio/storage/lock_file.h"
+#include "hzio/util/crash_point.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
@@ -47,6 +48,8 @@ DatasetTransaction::DatasetTransaction(std::string idx_path, TransactionOptions 
   lock_options.wait = options_.wait;
   lock_options.on_wait = options_.notify;
   lock_ = LockFile::Acquire(LockPathFor(idx_path_), idx_path_, lock_options);
+  CrashPoint("locked " + idx_path_);
+  RemoveHeaderTemporaries();
   struct stat st {};
   if (::stat(idx_path_.c_str(), &st) == 0) {
     Check(S_ISREG(st.st_mode), ErrorCode::kInvalidArgument, idx_path_ + " exists and is not a regular file");
@@ -78,6 +81,18 @@ IdxHeader& DatasetTransaction::MutableTarget() {
   Check(target_.has_value(), ErrorCode::kInvalidArgument,
         idx_path_ + ": no dataset there (create it first: `hzio create`, or convert an array into it)");
   return *target_;
+}
+
+void DatasetTransaction::RemoveHeaderTemporaries() {
+  // Only a writer holding the lock makes `<name>.idx.tmp.<pid>`: any there now was left by a
+  // killed one.
+  const std::string prefix = fs::path(idx_path_).filename().string() + ".tmp.";
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(IdxDirectory(idx_path_), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && IsTemporaryName(name)) RemovePath(it->path().string());
+  }
 }
 
 void DatasetTransaction::Note(const std::string& message) const {
@@ -266,6 +281,7 @@ void DatasetTransaction::Commit(bool remove_superseded) {
   if (mode_ == Mode::kGeneration) CarryOver();
   if (options_.sync) SyncStaged();
   const IdxHeader header = HeaderToCommit();
+  CrashPoint("staged " + idx_path_);
   WriteFileAtomically(idx_path_, header.ToText(), options_.sync);  // the commit
   done_ = true;
   if (committed_ && (mode_ == Mode::kGeneration || mode_ == Mode::kReplace)) superseded_ = committed_;
@@ -287,6 +303,7 @@ void DatasetTransaction::RemoveSuperseded() noexcept {
     }
     superseded_.reset();
   }
+  if (lock_) CrashPoint("unlocking " + idx_path_);
   lock_.reset();
 }
 

@@ -120,6 +120,7 @@ class DatasetTransaction {
   void SyncStaged();
   IdxHeader HeaderToCommit() const;
   void RemoveLeftoversOfTimestep(int64_t time);
+  void RemoveHeaderTemporaries();
   void Abort() noexcept;
   void Note(const std::string& message) const;
 

@@ -95,6 +95,7 @@ void WriteFileAtomically(const std::string& path, const std::string& text, bool 
     if (!fd.valid()) throw OsError(tmp, "cannot create");
     WriteExactlyAt(fd.get(), reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0, tmp);
     if (sync && ::fsync(fd.get()) != 0) throw OsError(tmp, "fsync failed");
+    CrashPoint("written " + tmp);
     RenameFile(tmp, path, sync);
   } catch (...) {
     ::unlink(tmp.c_str());

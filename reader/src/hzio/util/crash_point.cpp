@@ -16,6 +16,7 @@ struct CrashConfig {
   bool active = false;
   long long at = 0;     // 0: never crash
   std::string trace;    // "" : no trace
+  std::string rank;     // this process's MPI rank as the launcher says, "-" outside MPI
 };
 
 bool ParsesAsRank(const char* text, long long rank) {
@@ -38,6 +39,9 @@ CrashConfig ReadConfig() {
     }
   }
   if (const char* trace = std::getenv("HZIO_TEST_CRASH_TRACE")) c.trace = trace;
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank == nullptr) rank = std::getenv("PMI_RANK");
+  c.rank = rank ? rank : "-";
   c.active = c.at > 0 || !c.trace.empty();
   return c;
 }
@@ -57,7 +61,7 @@ void CrashPoint(std::string_view what) {
   const long long n = g_count.fetch_add(1, std::memory_order_relaxed) + 1;
   if (!c.trace.empty()) {
     // One write per line with O_APPEND: lines of concurrent threads or ranks never interleave.
-    const std::string line = std::to_string(n) + " " + std::string(what) + "\n";
+    const std::string line = c.rank + " " + std::to_string(n) + " " + std::string(what) + "\n";
     const int fd = ::open(c.trace.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
       (void)!::write(fd, line.data(), line.size());

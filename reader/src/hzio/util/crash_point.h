@@ -3,8 +3,8 @@
 /// environment the N-th call (1-based, counted per process) kills the process with SIGKILL, as a
 /// power cut or `kill -9` would, so a test can stop a write at every step in turn.
 /// `HZIO_TEST_CRASH_AT=N@R` crashes only the process whose MPI rank (OMPI_COMM_WORLD_RANK or
-/// PMI_RANK) is R. `HZIO_TEST_CRASH_TRACE=PATH` appends one line per call ("<n> <what>") to PATH,
-/// which is how a test learns how many points an operation has. Without these variables a call
+/// PMI_RANK) is R. `HZIO_TEST_CRASH_TRACE=PATH` appends one line per call ("<rank> <n> <what>",
+/// rank "-" outside MPI) to PATH, which is how a test learns how many points an operation has. Without these variables a call
 /// costs one relaxed atomic load.
 #pragma once
 
