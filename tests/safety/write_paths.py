@@ -87,7 +87,7 @@ SERIAL_PATHS = [
               header_only=True),
     WritePath("convert_new", _inputs, [HZIO, "convert", "in/a0.npy", IDX, "--field", "a", "--time", "0"] + STORAGE),
     WritePath("convert_overwrite", _fields_and_times,
-              [HZIO, "convert", "in/a0new.npy", IDX, "--field", "a", "--time", "0"]),
+              [HZIO, "convert", "in/a0new.npy", IDX, "--field", "a", "--time", "0", "--sync"]),
     WritePath("convert_add_field", _fields_and_times, [HZIO, "convert", "in/c1.npy", IDX, "--field", "c", "--time", "1"]),
     WritePath("convert_add_timestep", _fields_and_times,
               [HZIO, "convert", "in/a5.npy", IDX, "--field", "a", "--time", "5"]),
@@ -101,7 +101,7 @@ SERIAL_PATHS = [
 ]
 
 MPI_PATHS = [
-    WritePath(f"mpi{n}_{kind}", setup, mpi_argv(n, MPI_WRITE), ranks=n)
+    WritePath(f"mpi{n}_{kind}", setup, mpi_argv(n, MPI_WRITE + (["--sync"] if n == 4 else [])), ranks=n)
     for n in (2, 4)
     for kind, setup in (("new", _mpi_empty), ("over_existing", _mpi_old(n)))
 ]
