@@ -322,13 +322,19 @@ TEST(ParallelWriter, BadBoxOnOneRankFailsEverywhereBeforeAnyFile) {
   EXPECT_FALSE(fs::exists(dir.File("badbox/visus")));
 }
 
-TEST(ParallelWriter, ExistingDatasetIsKeptUnlessOverwriting) {
-  ScratchDir dir;
+// A small dataset written at `idx`; returns its spec.
+SyntheticSpec WriteSmallDataset(const std::string& idx) {
   SyntheticSpec spec;
   spec.dims = Point{16, 8, 8};
   spec.fields = "c:uint8";
-  const std::string idx = dir.File("again/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  return spec;
+}
+
+TEST(ParallelWriter, ExistingDatasetIsKeptUnlessOverwriting) {
+  ScratchDir dir;
+  const std::string idx = dir.File("again/visus.idx");
+  const SyntheticSpec spec = WriteSmallDataset(idx);
   bool refused = false;
   try {
     testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
@@ -352,11 +358,8 @@ TEST(ParallelWriter, ExistingDatasetIsKeptUnlessOverwriting) {
 // kLocked naming the holder, and the dataset is untouched.
 TEST(ParallelWriter, LockedDatasetFailsEverywhereAndStaysIntact) {
   ScratchDir dir;
-  SyntheticSpec spec;
-  spec.dims = Point{16, 8, 8};
-  spec.fields = "c:uint8";
   const std::string idx = dir.File("locked/visus.idx");
-  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  const SyntheticSpec spec = WriteSmallDataset(idx);
   MPI_Barrier(MPI_COMM_WORLD);
   std::optional<DatasetTransaction> holder;
   std::string before;

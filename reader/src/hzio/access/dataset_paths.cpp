@@ -93,6 +93,21 @@ std::string TimePattern(const std::string& tmpl, bool* hex) {
   return out;
 }
 
+// Template text with each %0Nx group as N hex digits (a submatch each when `capture`).
+std::string GroupsPattern(const std::string& text, bool capture) {
+  std::string re;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 3 < text.size() && text[i + 3] == 'x') {
+      const std::string digits = "[0-9a-f]{" + std::string(1, text[i + 2]) + "}";
+      re += capture ? "(" + digits + ")" : digits;
+      i += 3;
+    } else {
+      re += RegexEscape(std::string(1, text[i]));
+    }
+  }
+  return re;
+}
+
 bool SameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
 // Whether `inner` is `outer` or lies below it (both canonical).
@@ -174,29 +189,13 @@ BlockFileNames::BlockFileNames(const IdxHeader& header) : default_time_(header.t
     // group; then the groups. Their hex digits, in order, spell the first block number.
     const std::string width(1, p.file_text[first + 2]);
     re += "((?:[0-9a-f]{" + width + "}/)*)";
-    const std::string rest = p.file_text.substr(first);
-    for (size_t i = 0; i < rest.size(); ++i) {
-      if (rest[i] == '%' && i + 3 < rest.size() && rest[i + 3] == 'x') {
-        re += "([0-9a-f]{" + std::string(1, rest[i + 2]) + "})";
-        i += 3;
-      } else {
-        re += RegexEscape(std::string(1, rest[i]));
-      }
-    }
+    re += GroupsPattern(p.file_text.substr(first), /*capture=*/true);
   }
   pattern_ = std::regex(re, std::regex::ECMAScript | std::regex::optimize);
   // The last component alone.
-  const std::string last = p.file_text.substr(p.file_text.rfind('/') == std::string::npos ? 0 : p.file_text.rfind('/') + 1);
-  std::string name_re;
-  for (size_t i = 0; i < last.size(); ++i) {
-    if (last[i] == '%' && i + 3 < last.size() && last[i + 3] == 'x') {
-      name_re += "[0-9a-f]{" + std::string(1, last[i + 2]) + "}";
-      i += 3;
-    } else {
-      name_re += RegexEscape(std::string(1, last[i]));
-    }
-  }
-  file_name_ = std::regex(name_re, std::regex::ECMAScript | std::regex::optimize);
+  const size_t slash = p.file_text.rfind('/');
+  const std::string last = p.file_text.substr(slash == std::string::npos ? 0 : slash + 1);
+  file_name_ = std::regex(GroupsPattern(last, /*capture=*/false), std::regex::ECMAScript | std::regex::optimize);
 }
 
 bool BlockFileNames::LooksLikeBlockFile(const std::string& relative_path) const {
