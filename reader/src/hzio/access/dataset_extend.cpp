@@ -25,4 +25,12 @@ IdxHeader AddField(const std::string& idx_path, const Field& field, const Transa
   return Extend(idx_path, options, [&](DatasetTransaction& txn) { txn.AddField(field); });
 }
 
+IdxHeader AddTimestep(const std::string& idx_path, const IdxHeader& /*header*/, int64_t time) {
+  return AddTimestep(idx_path, time);
+}
+
+IdxHeader AddField(const std::string& idx_path, const IdxHeader& /*header*/, const Field& field) {
+  return AddField(idx_path, field);
+}
+
 }  // namespace hzio

@@ -26,4 +26,9 @@ IdxHeader AddTimestep(const std::string& idx_path, int64_t time, const Transacti
 /// returns the new header. Throws kUnsupported for `* *` time specs and versions < 6.
 IdxHeader AddField(const std::string& idx_path, const Field& field, const TransactionOptions& options = {});
 
+/// The signatures from before writes were transactions, for their callers: `header` is not used
+/// (the header committed when the lock is taken is the one extended).
+IdxHeader AddTimestep(const std::string& idx_path, const IdxHeader& header, int64_t time);
+IdxHeader AddField(const std::string& idx_path, const IdxHeader& header, const Field& field);
+
 }  // namespace hzio

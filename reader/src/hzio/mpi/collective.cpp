@@ -32,7 +32,8 @@ std::string BroadcastText(MPI_Comm comm, const std::string& text, std::exception
            "MPI_Bcast(text)");
   std::memcpy(&n, first.data(), sizeof n);
   if (n < 0) Agree(comm, root_error);  // rank 0 failed: every rank throws its message
-  std::string out(static_cast<size_t>(n), '\0');
+  // Rank 0 has the text; the others fill theirs from the broadcasts.
+  std::string out = CommRank(comm) == 0 ? text : std::string(static_cast<size_t>(n), '\0');
   std::memcpy(out.data(), first.data() + sizeof n, std::min(static_cast<size_t>(n), kInline));
   if (static_cast<size_t>(n) > kInline)
     MpiCheck(MPI_Bcast(out.data() + kInline, CheckedInt(n - static_cast<int64_t>(kInline), "text size"), MPI_CHAR, 0,
