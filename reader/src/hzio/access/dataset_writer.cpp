@@ -1,7 +1,6 @@
 #include "hzio/access/dataset_writer.h"
 
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
