@@ -1,5 +1,6 @@
 // Helpers shared by the hzio subcommands: option values -> library types.
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -140,6 +141,18 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
   options.blocks_per_file = storage.blocks_per_file;
   options.time = time;
   return NewIdxHeader(IdxStem(idx_path), dims, std::move(fields), options);
+}
+
+void PrintNote(const std::string& message) { std::fprintf(stderr, "hzio: note: %s\n", message.c_str()); }
+
+void AddWriteOptions(Args& args) { args.Flag("--wait").Flag("--sync"); }
+
+TransactionOptions ReadWriteOptions(const Args& args) {
+  TransactionOptions t;
+  t.wait = args.Has("--wait");
+  t.sync = args.Has("--sync");
+  t.notify = PrintNote;
+  return t;
 }
 
 IdxHeader ReadLocalHeader(const std::string& idx_path) {
