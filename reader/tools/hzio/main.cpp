@@ -21,7 +21,8 @@ constexpr char kUsage[] =
     "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
     "  read DATASET -o OUT.npy        read a box at a resolution into .npy or raw\n"
     "  verify DATASET                 check that every block decodes\n"
-    "  serve [DATASET|DIR ...]        serve datasets over HTTP (mod_visus + JSON API)\n";
+    "  serve [DATASET|DIR ...]        serve datasets over HTTP(S) (mod_visus + JSON API)\n"
+    "  passwd                         hash a secret read on stdin for the server's users\n";
 
 // Error messages become exactly one line.
 std::string OneLine(std::string s) {
@@ -38,6 +39,7 @@ int Dispatch(int argc, char** argv) {
   if (command == "read") return hzio::cli::RunRead(argc, argv);
   if (command == "verify") return hzio::cli::RunVerify(argc, argv);
   if (command == "serve") return hzio::cli::RunServe(argc, argv);
+  if (command == "passwd") return hzio::cli::RunPasswd(argc, argv);
   throw hzio::cli::UsageError("", "unknown command '" + command + "'");
 }
 

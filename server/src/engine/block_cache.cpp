@@ -51,12 +51,13 @@ void BlockCache::Insert(const BlockKey& key, std::shared_ptr<const DecodedBlock>
     bytes_ -= lru_.back().bytes;
     index_.erase(lru_.back().key);
     lru_.pop_back();
+    ++evictions_;
   }
 }
 
 BlockCacheStats BlockCache::Stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return BlockCacheStats{hits_, misses_, static_cast<int64_t>(lru_.size()), bytes_, capacity_};
+  return BlockCacheStats{hits_, misses_, static_cast<int64_t>(lru_.size()), bytes_, capacity_, evictions_};
 }
 
 }  // namespace hzio::server

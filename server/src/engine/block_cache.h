@@ -30,7 +30,7 @@ struct BlockKeyHash {
 };
 
 struct BlockCacheStats {
-  int64_t hits = 0, misses = 0, entries = 0, bytes = 0, capacity = 0;
+  int64_t hits = 0, misses = 0, entries = 0, bytes = 0, capacity = 0, evictions = 0;
 };
 
 class BlockCache {
@@ -56,7 +56,7 @@ class BlockCache {
   mutable std::mutex mutex_;
   std::list<Entry> lru_;  // front = most recently used
   std::unordered_map<BlockKey, std::list<Entry>::iterator, BlockKeyHash> index_;
-  int64_t bytes_ = 0, hits_ = 0, misses_ = 0;
+  int64_t bytes_ = 0, hits_ = 0, misses_ = 0, evictions_ = 0;
 };
 
 }  // namespace hzio::server

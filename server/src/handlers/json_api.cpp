@@ -212,7 +212,7 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     if (path == "/api/v1/health" || path == "/api/v1/health/") {
       BlockCacheStats c = context.cache.Stats();
       Reply r = JsonReply(json{{"status", "ok"},
-                               {"datasets", context.registry.all().size()},
+                               {"datasets", context.Visible(request).size()},
                                {"cache",
                                 {{"hits", c.hits},
                                  {"misses", c.misses},
@@ -224,9 +224,9 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     }
     if (path == prefix || path == prefix + "/") {
       json list = json::array();
-      for (const ServedDataset& s : context.registry.all()) {
-        json e{{"name", s.name}, {"url", BaseUrl(request) + "/mod_visus?dataset=" + s.name}};
-        if (!s.group.empty()) e["group"] = s.group;
+      for (const DatasetEntry* s : context.Visible(request)) {
+        json e{{"name", s->name}, {"url", BaseUrl(request) + "/mod_visus?dataset=" + s->name}};
+        if (!s->group.empty()) e["group"] = s->group;
         list.push_back(e);
       }
       Reply r = JsonReply(list);
@@ -240,7 +240,7 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
         data = true;
         rest.resize(rest.size() - 5);
       }
-      const ServedDataset* ds = context.registry.Find(rest);
+      std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, rest);
       if (!ds) return JsonError(404, "not_found", "no dataset named '" + rest + "'");
       if (data) return Data(context, request, *ds, query);
       json meta = DatasetMetadata(*ds);
@@ -251,6 +251,7 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     }
     return JsonError(404, "not_found", "no API endpoint " + path);
   } catch (const Error& e) {
+    RethrowIfChanged(e);
     return JsonErrorFrom(e);
   } catch (const std::bad_alloc&) {
     return JsonError(503, "unavailable", "out of memory");

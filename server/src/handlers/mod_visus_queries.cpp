@@ -7,6 +7,7 @@
 #include "engine/box_reader.h"
 #include "handlers/array_body.h"
 #include "handlers/caching.h"
+#include "handlers/json_api.h"
 #include "handlers/mod_visus_handler.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
@@ -43,7 +44,7 @@ std::optional<int64_t> ParseTime(const std::string& text) {
 
 Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const IdxHeader& header = ds->dataset->header();
   const BlockLayout& layout = ds->dataset->layout();
@@ -104,6 +105,7 @@ Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const Q
       try {
         block = CachedBlock(*ds, context.cache, field, *time, id);
       } catch (const Error& e) {
+        RethrowIfChanged(e);
         why = std::string(" ") + e.what();
       }
     }
@@ -132,7 +134,7 @@ Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const Q
 
 Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const IdxHeader& header = ds->dataset->header();
 
@@ -216,6 +218,7 @@ Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const Que
   try {
     ReadBoxCached(*ds, context.cache, resolved, data.data());
   } catch (const Error& e) {
+    RethrowIfChanged(e);
     return VisusError(400, std::string("dataset->executeBoxQuery() failed ") + e.what(), __FILE__, __LINE__);
   }
   Reply r;
