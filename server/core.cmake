@@ -7,6 +7,7 @@ if(TARGET hzio_server_core)
 endif()
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenSSL 3 REQUIRED)
+find_package(ZLIB REQUIRED)  # streaming deflate of large zip replies (libdeflate has no stream API)
 set(_hzio_server_dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB HZIO_SERVER_CORE_SOURCES CONFIGURE_DEPENDS
   ${_hzio_server_dir}/src/config/*.cpp ${_hzio_server_dir}/src/handlers/*.cpp ${_hzio_server_dir}/src/engine/*.cpp
@@ -15,7 +16,7 @@ file(GLOB HZIO_SERVER_CORE_SOURCES CONFIGURE_DEPENDS
 add_library(hzio_server_core STATIC ${HZIO_SERVER_CORE_SOURCES})
 target_include_directories(hzio_server_core PUBLIC ${_hzio_server_dir}/src ${_hzio_server_dir}/include)
 target_link_libraries(hzio_server_core
-  PUBLIC hzio::core nlohmann_json::nlohmann_json OpenSSL::Crypto
+  PUBLIC hzio::core nlohmann_json::nlohmann_json OpenSSL::Crypto ZLIB::ZLIB
   PRIVATE Threads::Threads)
 # Where static files come from when --web-root is not given: the source tree while developing,
 # the installed share/hzio/web otherwise.

@@ -6,6 +6,8 @@
 
 #include "engine/box_reader.h"
 #include "handlers/array_body.h"
+#include "handlers/box_stream.h"
+#include "handlers/query_cost.h"
 #include "handlers/caching.h"
 #include "handlers/json_api.h"
 #include "handlers/mod_visus_handler.h"
@@ -213,6 +215,20 @@ Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const Que
                                          {"compression", compression}};
   const std::string etag = MakeEtag(ds->generation, "boxquery", key);
   if (EtagMatches(request, etag)) return NotModified(etag, context.options.max_age_seconds);
+  try {
+    CheckReadCost(context, *ds, resolved);
+  } catch (const Error& e) {
+    return TooLarge(e.what(), __FILE__, __LINE__);
+  }
+  if (bytes > context.options.stream_piece_bytes && StreamableCompression(compression)) {
+    // Produced and sent piece by piece: a large reply never sits whole in memory (box_stream.h).
+    const CodecSpec spec = WireSpec(compression, context.options.wire_zip_level);
+    Reply r = ArrayHeaders(compression, field.dtype, resolved.grid.count, field.hz_layout);
+    r.stream = std::make_shared<BoxBodyStream>(ds, context.shared, resolved, "", spec.codec == Codec::kZip,
+                                               spec.zip_level, context.options.stream_piece_bytes);
+    MarkCacheable(r, etag, context.options.max_age_seconds);
+    return r;
+  }
 
   std::vector<uint8_t> data(static_cast<size_t>(bytes));
   try {

@@ -173,7 +173,9 @@ std::string ClientAddress(const Request& request, const std::vector<std::string>
 }
 
 Reply HandleRequest(ServerContext& context, Request request) {
+  const std::string peer = request.remote_address;
   request.remote_address = ClientAddress(request, context.options.trusted_proxies);
+  if (request.remote_address != peer && ToLower(request.Header("X-Forwarded-Proto")) == "https") request.secure = true;
   Reply r;
   RouteInfo route;
   try {

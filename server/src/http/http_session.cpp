@@ -178,6 +178,7 @@ void HttpSession<Stream>::OnRead(beast::error_code ec, std::size_t) {
   request.method = std::string(req.method_string());
   request.target = std::string(req.target());
   request.remote_address = remote_;
+  request.secure = kTls<Stream>;
   for (const auto& f : req) request.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
 
   auto slot = std::make_shared<Slot>();
@@ -351,6 +352,7 @@ void HttpSession<Stream>::ProduceNext(std::shared_ptr<Slot> slot) {
         if (!more) slot->done = true;
       }
       self->MaybeWrite();
+      self->ProduceNext(slot);  // no-op unless the stream gave an empty piece and has more
     });
   });
 }

@@ -24,6 +24,7 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string remote_address;  // the peer (or, behind a trusted proxy, its X-Forwarded-For)
   Caller caller;               // filled in by the router before any handler runs
+  bool secure = false;         // arrived over TLS (or, behind a trusted proxy, X-Forwarded-Proto https)
 
   /// First header named `name` (case-insensitive), or "" when absent.
   std::string Header(std::string_view name) const;

@@ -12,6 +12,12 @@ std::string Number(double v) {
   return buf;
 }
 
+std::string BucketBound(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 void Header(std::string& out, const char* name, const char* type, const char* help) {
   out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
@@ -62,7 +68,8 @@ std::string Metrics::Render(const MetricsGauges& g) const {
     for (const auto& [route, h] : latency_) {
       for (size_t i = 0; i < kLatencyBuckets.size(); ++i)
         Sample(out, "hzio_http_request_duration_seconds_bucket",
-               Label("route", route) + "," + Label("le", Number(kLatencyBuckets[i])), static_cast<double>(h.buckets[i]));
+               Label("route", route) + "," + Label("le", BucketBound(kLatencyBuckets[i])),
+               static_cast<double>(h.buckets[i]));
       Sample(out, "hzio_http_request_duration_seconds_bucket", Label("route", route) + ",le=\"+Inf\"",
              static_cast<double>(h.count));
       Sample(out, "hzio_http_request_duration_seconds_sum", Label("route", route), h.sum);
