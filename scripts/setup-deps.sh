@@ -48,10 +48,11 @@ TEST_PACKAGES=(
 # Each component appends its own line here: EXTRA_PACKAGES+=(pkg ...)   # component: why
 EXTRA_PACKAGES=()
 EXTRA_PACKAGES+=(libvtk9-dev libvtk9-qt-dev qtbase5-dev xvfb xauth)   # viewer: Qt5 + VTK 9.1
+EXTRA_PACKAGES+=(libssl-dev openssl curl nginx)   # server: TLS (Beast over OpenSSL), test CAs, two instances behind nginx
 # --- end of packages added by other components ---
 
 # The Python packages of <repo>/.venv (interop tests, demo data).
-PIP_REQUIREMENTS=(OpenVisusNoGui==2.2.149 numpy pytest)
+PIP_REQUIREMENTS=(OpenVisusNoGui==2.2.149 numpy pytest prometheus-client)  # server: /metrics parsed by the real parser
 
 log() { echo "[setup-deps] $*"; }
 
