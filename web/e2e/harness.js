@@ -75,6 +75,7 @@ export function startServer(datasets, extraArgs = []) {
         clearTimeout(timer);
         resolve({
           url: m[1],
+          child,
           stop: () => new Promise((done) => {
             if (child.exitCode !== null) return done();
             child.once('exit', done);

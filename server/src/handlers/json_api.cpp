@@ -36,7 +36,8 @@ std::string CommaList(const Point& p) {
 
 Reply JsonReply(const json& body) {
   Reply r;
-  r.body = body.dump();
+  // Messages echo parts of the request: invalid UTF-8 there is replaced, never a reason to throw.
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   r.Set("Content-Type", "application/json");
   return r;
 }
