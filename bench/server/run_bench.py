@@ -86,20 +86,6 @@ def run_load(load, port, conns, seconds, targets_file, keepalive=True, extra=())
     return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
 
 
-def make_ca(folder):
-    def run(*a):
-        subprocess.run(["openssl"] + list(a), check=True, capture_output=True, cwd=folder)
-    run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key",
-        "-out", "ca.pem", "-days", "2", "-subj", "/CN=hzio bench CA")
-    run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "server.key",
-        "-out", "server.csr", "-subj", "/CN=127.0.0.1")
-    with open(os.path.join(folder, "ext.cnf"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1\n")
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-        "server.pem", "-days", "2", "-extfile", "ext.cnf")
-    return [os.path.join(folder, n) for n in ("ca.pem", "server.pem", "server.key")]
-
-
 def start_hzio(server_bin, args):
     proc = subprocess.Popen([server_bin] + args + ["--port", "0"], stdout=subprocess.PIPE)
     port = int(proc.stdout.readline().decode().rsplit(":", 1)[1].strip().rstrip("/"))
@@ -111,6 +97,7 @@ def secure_section(args, idx, targets_file, load, server_bin):
     cli = os.path.join(args.build, "reader", "tools", "hzio")
     folder = os.path.join(args.workdir, "tls")
     os.makedirs(folder, exist_ok=True)
+    from secure_support import make_ca  # tests/server: the same throw-away CA as the TLS tests
     ca, cert, key = make_ca(folder)
     token = "bench-token-5f1e0c2a9d"
     digest = subprocess.run([cli, "passwd"], input=token.encode(), capture_output=True, check=True).stdout.decode()

@@ -1,22 +1,13 @@
 #include "metrics/metrics.h"
 
-#include <cstdio>
+#include "hzio/util/strings.h"
 
 namespace hzio::server {
 
 namespace {
 
-std::string Number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string BucketBound(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+// Shortest round-trip text of a value ("0.005", "1e+09"): what the Prometheus parser reads back.
+std::string Number(double v) { return FormatShortest(v); }
 
 void Header(std::string& out, const char* name, const char* type, const char* help) {
   out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
@@ -68,7 +59,7 @@ std::string Metrics::Render(const MetricsGauges& g) const {
     for (const auto& [route, h] : latency_) {
       for (size_t i = 0; i < kLatencyBuckets.size(); ++i)
         Sample(out, "hzio_http_request_duration_seconds_bucket",
-               Label("route", route) + "," + Label("le", BucketBound(kLatencyBuckets[i])),
+               Label("route", route) + "," + Label("le", Number(kLatencyBuckets[i])),
                static_cast<double>(h.buckets[i]));
       Sample(out, "hzio_http_request_duration_seconds_bucket", Label("route", route) + ",le=\"+Inf\"",
              static_cast<double>(h.count));
