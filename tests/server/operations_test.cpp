@@ -113,6 +113,22 @@ TEST(Operations, LiveReadyAndMetricsWithoutCredentials) {
   EXPECT_NE(HandleOperations(*c, r, {}, true, "").Get("Content-Type").find("version=0.0.4"), std::string::npos);
 }
 
+TEST(QueryCost, BlocksReadAreCappedPerRequest) {
+  ServerOptions o;
+  o.max_read_bytes = 4 * 64 * 3;  // rgb: 2^6 samples of uint8[3] per block, so four blocks
+  auto c = testing::GoldenContext(o);
+  Reply whole = testing::Get(*c, "/mod_visus?action=boxquery&dataset=rgb&box=0%2099%200%2059&toh=12");
+  EXPECT_EQ(whole.status, 413) << whole.Get("visus-errormsg");
+  EXPECT_NE(whole.Get("visus-errormsg").find("bytes read per request"), std::string::npos);
+  Reply api = testing::Get(*c, "/api/v1/datasets/rgb/data");
+  EXPECT_EQ(api.status, 413);
+  EXPECT_NE(api.body.find("bytes read per request"), std::string::npos) << api.body;
+  Reply coarse = testing::Get(*c, "/api/v1/datasets/rgb/data?level=6");  // level 6: block 0 only
+  EXPECT_EQ(coarse.status, 200) << coarse.body;
+  Reply small = testing::Get(*c, "/mod_visus?action=boxquery&dataset=rgb&box=0%203%200%203&toh=7");
+  EXPECT_EQ(small.status, 200) << small.Get("visus-errormsg");
+}
+
 // Pieces of a streamed box body, concatenated, are the bytes of the whole reply; zip pieces make
 // one zlib stream of them.
 TEST(BoxBodyStream, PiecesEqualTheWholeReply) {

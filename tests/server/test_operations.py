@@ -184,13 +184,14 @@ class ReplyBudgetAndSignals(unittest.TestCase):
                             stderr_path=os.path.join(self.tmp, "server.log"))
 
     def stall(self, port, n):
-        """n connections that ask for 1 GiB and never read."""
+        """n connections that ask for 1 GiB and never read (every other one pipelines 3 requests,
+        which must not keep its writes from timing out)."""
         target = boxquery("big", "0 1023 0 1023 0 1023", 30)
         conns = []
-        for _ in range(n):
+        for i in range(n):
             s = socket.create_connection(("127.0.0.1", port))
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % target).encode())
+            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % target).encode() * (3 if i % 2 else 1))
             conns.append(s)
         return conns
 

@@ -135,10 +135,14 @@ void HttpSession<Stream>::DoRead() {
   parser_.emplace();
   parser_->header_limit(o.header_limit);
   parser_->body_limit(o.body_limit);
-  // With replies still in flight the stream's timer must not close the socket under them; the
-  // idle timer takes over once the queue drains.
-  if (queue_.empty()) beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(o.read_timeout_seconds));
-  else beast::get_lowest_layer(stream_).expires_never();
+  // The stream has one timer for reads and writes. A write in progress keeps its deadline (a
+  // client that pipelines requests without reading replies must not escape the write timeout);
+  // with replies still being produced the timer must not close the socket under them; the idle
+  // timer takes over once the queue drains.
+  if (!writing_) {
+    if (queue_.empty()) beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(o.read_timeout_seconds));
+    else beast::get_lowest_layer(stream_).expires_never();
+  }
   reading_ = true;
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::OnRead, this->shared_from_this()));
