@@ -73,6 +73,13 @@ class HzioServer:
             else:
                 self.proc.stderr.close()
 
+    def terminate_timed(self, limit=10):
+        """SIGTERM; returns (seconds until the process exited, exit status)."""
+        t0 = time.time()
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=limit)
+        return time.time() - t0, self.proc.returncode
+
     def __enter__(self):
         return self
 
