@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "hzio/access/dataset.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/synthetic.h"
+#include "support/test_support.h"
 
 namespace hzio::mpi::testing {
 
@@ -119,12 +118,9 @@ std::vector<std::string> CompareBlockFiles(const std::string& dir_a, const std::
     return problems;
   }
   if (a.empty()) problems.push_back("no block files in " + dir_a);
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   for (const std::string& rel : a)
-    if (slurp(fs::path(dir_a) / rel) != slurp(fs::path(dir_b) / rel)) problems.push_back(rel + " differs");
+    if (hzio::testing::ReadText((fs::path(dir_a) / rel).string()) != hzio::testing::ReadText((fs::path(dir_b) / rel).string()))
+      problems.push_back(rel + " differs");
   return problems;
 }
 

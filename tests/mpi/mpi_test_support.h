@@ -1,5 +1,6 @@
-// Helpers shared by the hzio::mpi tests: a per-test scratch directory agreed by all ranks,
-// reductions of local verdicts, synthetic writes through the library, and serial verification.
+// MPI-specific helpers of the hzio::mpi tests (the rest is tests/support/): a per-test scratch
+// directory agreed by all ranks, reductions of local verdicts, synthetic writes through the
+// library, and serial verification.
 #pragma once
 
 #include <gtest/gtest.h>

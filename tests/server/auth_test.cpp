@@ -153,8 +153,8 @@ class ConfigTest : public ::testing::Test {
 
 TEST_F(ConfigTest, UsersReadersPublicRateLimitsTls) {
   const std::string h = HashSecret("pw", kMinPbkdf2Iterations);
-  ServerOptions o = Load(R"({"datasets":[{"name":"a","path":")" + testing::Golden("tiny/hz.idx") +
-                         R"(","readers":["ana"]},{"name":"b","path":")" + testing::Golden("tiny/rm.idx") +
+  ServerOptions o = Load(R"({"datasets":[{"name":"a","path":")" + hzio::testing::GoldenPath("tiny/hz.idx") +
+                         R"(","readers":["ana"]},{"name":"b","path":")" + hzio::testing::GoldenPath("tiny/rm.idx") +
                          R"(","public":true}],"users":[{"name":"ana","secrets":[")" + h +
                          R"("],"rate_limit":{"requests_per_second":5,"burst":10}}],
                             "rate_limit":{"requests_per_second":2},"cors_origins":["https://v.example"],
@@ -173,7 +173,7 @@ TEST_F(ConfigTest, UsersReadersPublicRateLimitsTls) {
 }
 
 TEST_F(ConfigTest, MistakesNameTheKeyAndNeverEchoSecrets) {
-  const std::string ds = R"({"name":"a","path":")" + testing::Golden("tiny/hz.idx") + "\"";
+  const std::string ds = R"({"name":"a","path":")" + hzio::testing::GoldenPath("tiny/hz.idx") + "\"";
   ExpectError([&] { Load(R"({"users":[{"name":"ana","secrets":["hunter2"]}]})"); }, ErrorCode::kInvalidArgument,
               "user 'ana'");
   try {

@@ -14,14 +14,14 @@
 namespace hzio::server {
 namespace {
 
-using testing::Golden;
+using hzio::testing::GoldenPath;
 
 std::unique_ptr<ServerContext> SecuredContext() {
   ServerOptions o;
   o.users = {UserEntry{"ana", {HashSecret("pw", kMinPbkdf2Iterations)}, std::nullopt}};
-  o.datasets = {{"rgb", Golden("rgb_hz_raw/visus.idx"), "", true, {}},
-                {"f32", Golden("f32/visus.idx"), "", false, {"ana"}},
-                {"lz", Golden("lz/visus.idx"), "", false, {}}};
+  o.datasets = {{"rgb", GoldenPath("rgb_hz_raw/visus.idx"), "", true, {}},
+                {"f32", GoldenPath("f32/visus.idx"), "", false, {"ana"}},
+                {"lz", GoldenPath("lz/visus.idx"), "", false, {}}};
   OpenOptions open;
   open.threads = 1;
   return std::make_unique<ServerContext>(DatasetRegistry::Open(o.datasets, open), o);

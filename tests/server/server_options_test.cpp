@@ -29,8 +29,8 @@ TEST(ServerOptions, DefaultsBindLoopback) {
 }
 
 TEST(ServerOptions, NamesFromStemsParentsAndExplicitNames) {
-  ServerOptions o = Parse({testing::Golden("tiny/hz.idx"), testing::Golden("f32/visus.idx"),
-                           "mine=" + testing::Golden("lz/visus.idx"), "--port", "0", "--cache-mb=64"});
+  ServerOptions o = Parse({hzio::testing::GoldenPath("tiny/hz.idx"), hzio::testing::GoldenPath("f32/visus.idx"),
+                           "mine=" + hzio::testing::GoldenPath("lz/visus.idx"), "--port", "0", "--cache-mb=64"});
   ASSERT_EQ(o.datasets.size(), 3u);
   EXPECT_EQ(o.datasets[0].name, "hz");
   EXPECT_EQ(o.datasets[1].name, "f32");
@@ -56,18 +56,18 @@ TEST(ServerOptions, ErrorsNameTheProblem) {
     return std::string("no error");
   };
   EXPECT_NE(message({"/no/such.idx"}).find("/no/such.idx"), std::string::npos);
-  EXPECT_NE(message({testing::Golden("tiny/hz.idx"), testing::Golden("tiny/hz.idx")}).find("used twice"),
+  EXPECT_NE(message({hzio::testing::GoldenPath("tiny/hz.idx"), hzio::testing::GoldenPath("tiny/hz.idx")}).find("used twice"),
             std::string::npos);
   EXPECT_NE(message({"--port", "70000"}).find("--port"), std::string::npos);
   EXPECT_NE(message({"--bogus", "1"}).find("--bogus"), std::string::npos);
   EXPECT_NE(message({"--port"}).find("needs a value"), std::string::npos);
-  EXPECT_NE(message({testing::Golden("README.md")}).find("not a .idx"), std::string::npos);
+  EXPECT_NE(message({hzio::testing::GoldenPath("README.md")}).find("not a .idx"), std::string::npos);
 }
 
 TEST(ServerOptions, ConfigFile) {
   fs::path dir = fs::temp_directory_path() / ("hzio_cfg_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "c.json") << R"({"datasets":[{"name":"s3d","path":")" << testing::Golden("f32/visus.idx")
+  std::ofstream(dir / "c.json") << R"({"datasets":[{"name":"s3d","path":")" << hzio::testing::GoldenPath("f32/visus.idx")
                                 << R"(","group":"combustion"}],"cache_mb":16,"max_query_mb":2})";
   ServerOptions o = Parse({"--config", (dir / "c.json").string(), "--port", "9"});
   ASSERT_EQ(o.datasets.size(), 1u);

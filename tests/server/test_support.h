@@ -1,5 +1,5 @@
-// Shared helpers of the server handler tests: a context serving the golden datasets written by
-// OpenVisus (../shared/testdata/idx-golden) and request shortcuts.
+// Server-specific helpers of the handler tests (the rest is tests/support/): a context serving the
+// golden datasets written by OpenVisus (../shared/testdata/idx-golden) and request shortcuts.
 #pragma once
 
 #include <memory>
@@ -8,17 +8,16 @@
 #include "handlers/router.h"
 #include "handlers/server_context.h"
 #include "hzio/access/dataset.h"
+#include "support/test_support.h"
 
 namespace hzio::server::testing {
-
-inline std::string Golden(const std::string& rel) { return std::string(HZIO_GOLDEN_DIR) + "/" + rel; }
 
 /// Serves rgb (hz raw, 100x60 uint8[3]), rgbzip, f32 (zip row-major 3-D), lz (lz4 int16), hz, rm.
 inline std::unique_ptr<ServerContext> GoldenContext(ServerOptions options = {}) {
   std::vector<DatasetEntry> entries = {
-      {"rgb", Golden("rgb_hz_raw/visus.idx"), ""},   {"rgbzip", Golden("rgb_hz_zip/visus.idx"), "g1"},
-      {"f32", Golden("f32/visus.idx"), ""},          {"lz", Golden("lz/visus.idx"), "g1"},
-      {"hz", Golden("tiny/hz.idx"), ""},             {"rm", Golden("tiny/rm.idx"), ""}};
+      {"rgb", hzio::testing::GoldenPath("rgb_hz_raw/visus.idx"), ""},   {"rgbzip", hzio::testing::GoldenPath("rgb_hz_zip/visus.idx"), "g1"},
+      {"f32", hzio::testing::GoldenPath("f32/visus.idx"), ""},          {"lz", hzio::testing::GoldenPath("lz/visus.idx"), "g1"},
+      {"hz", hzio::testing::GoldenPath("tiny/hz.idx"), ""},             {"rm", hzio::testing::GoldenPath("tiny/rm.idx"), ""}};
   OpenOptions open;
   open.threads = 1;
   return std::make_unique<ServerContext>(DatasetRegistry::Open(entries, open), options);

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "view_loader.h"
-#include "viewer_test_util.h"
+#include "support/test_support.h"
 
 namespace hzio::viewer {
 namespace {
@@ -49,7 +49,7 @@ LoadRequest Request(std::shared_ptr<Dataset> ds, std::vector<LoadStep> steps) {
 
 TEST(ViewLoader, StepsArriveInOrderWithTheRightSamples) {
   hzio::testing::TempDir dir;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 32, 32, 32));
+  auto ds = OpenDataset(hzio::testing::WriteSyntheticDataset(dir, 32, 32, 32));
   Inbox inbox;
   ViewLoader loader(inbox.OnStep(), inbox.OnError());
   const Box box{Point{4, 8, 0}, Point{20, 24, 16}};
@@ -68,7 +68,7 @@ TEST(ViewLoader, StepsArriveInOrderWithTheRightSamples) {
       const int64_t x = grid.origin[0] + (k % grid.count[0]) * grid.stride[0];
       const int64_t y = grid.origin[1] + (k / grid.count[0] % grid.count[1]) * grid.stride[1];
       const int64_t z = grid.origin[2] + (k / (grid.count[0] * grid.count[1])) * grid.stride[2];
-      ASSERT_EQ(v[k], testing::SyntheticValue(x, y, z, 0)) << "step " << i << " sample " << k;
+      ASSERT_EQ(v[k], hzio::testing::SyntheticValue(x, y, z, 0)) << "step " << i << " sample " << k;
     }
   }
   EXPECT_EQ(inbox.steps[2].result.grid.NumSamples(), 16 * 16 * 16);
@@ -79,7 +79,7 @@ TEST(ViewLoader, StepsArriveInOrderWithTheRightSamples) {
 
 TEST(ViewLoader, NewerRequestSupersedesOlder) {
   hzio::testing::TempDir dir;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 64));
+  auto ds = OpenDataset(hzio::testing::WriteSyntheticDataset(dir, 64, 64, 64));
   Inbox inbox;
   ViewLoader loader(inbox.OnStep(), inbox.OnError());
   const Box all{Point{0, 0, 0}, Point{64, 64, 64}};
@@ -106,7 +106,7 @@ TEST(ViewLoader, NewerRequestSupersedesOlder) {
 
 TEST(ViewLoader, TasksRunBeforeViewStepsAndErrorsNameTheRequest) {
   hzio::testing::TempDir dir;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 16, 16, 16));
+  auto ds = OpenDataset(hzio::testing::WriteSyntheticDataset(dir, 16, 16, 16));
   Inbox inbox;
   ViewLoader loader(inbox.OnStep(), inbox.OnError());
   std::atomic<bool> release{false};
@@ -131,7 +131,7 @@ TEST(ViewLoader, TasksRunBeforeViewStepsAndErrorsNameTheRequest) {
 
 TEST(ViewLoader, NoCallbackAfterDestruction) {
   hzio::testing::TempDir dir;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 64));
+  auto ds = OpenDataset(hzio::testing::WriteSyntheticDataset(dir, 64, 64, 64));
   std::atomic<bool> destroyed{false};
   std::atomic<int> late{0};
   {

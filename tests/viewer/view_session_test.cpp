@@ -14,7 +14,7 @@
 #include <vtkNew.h>
 
 #include "view_session.h"
-#include "viewer_test_util.h"
+#include "support/test_support.h"
 
 namespace hzio::viewer {
 namespace {
@@ -24,7 +24,7 @@ int64_t Volume(const Box& b) { return b.Size().Product(); }
 class ViewSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = testing::WriteSyntheticDataset(dir_, 128, 128, 128, 2);
+    path_ = hzio::testing::WriteSyntheticDataset(dir_, 128, 128, 128, 2);
     view_ = std::make_unique<QVTKOpenGLNativeWidget>();
     vtkNew<vtkGenericOpenGLRenderWindow> window;
     view_->setRenderWindow(window);

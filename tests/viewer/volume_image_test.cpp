@@ -5,7 +5,7 @@
 #include <vtkImageData.h>
 #include <vtkPointData.h>
 
-#include "viewer_test_util.h"
+#include "support/test_support.h"
 #include "volume_image.h"
 
 namespace hzio::viewer {
@@ -32,7 +32,7 @@ TEST(VolumeImage, CoarseAndFineSamplesSitAtTheirCellCentres) {
 
 TEST(VolumeImage, ValuesAndRangeFromARead) {
   hzio::testing::TempDir dir;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 16, 8, 4));
+  auto ds = OpenDataset(hzio::testing::WriteSyntheticDataset(dir, 16, 8, 4));
   BoxQuery q;
   q.level = ds->header().maxh() - 3;
   const BoxResult r = ds->Read(q);
@@ -48,11 +48,11 @@ TEST(VolumeImage, ValuesAndRangeFromARead) {
     for (int64_t y = 0; y < g.count[1]; ++y)
       for (int64_t x = 0; x < g.count[0]; ++x) {
         const vtkIdType id = image->ComputePointId(std::array<int, 3>{int(x), int(y), int(z)}.data());
-        ASSERT_EQ(a->GetComponent(id, 0), testing::SyntheticValue(x * g.stride[0], y * g.stride[1], z * g.stride[2], 0));
+        ASSERT_EQ(a->GetComponent(id, 0), hzio::testing::SyntheticValue(x * g.stride[0], y * g.stride[1], z * g.stride[2], 0));
       }
   const auto range = ValueRange(image);
   EXPECT_EQ(range[0], 0);
-  EXPECT_EQ(range[1], testing::SyntheticValue((g.count[0] - 1) * g.stride[0], (g.count[1] - 1) * g.stride[1],
+  EXPECT_EQ(range[1], hzio::testing::SyntheticValue((g.count[0] - 1) * g.stride[0], (g.count[1] - 1) * g.stride[1],
                                               (g.count[2] - 1) * g.stride[2], 0));
 }
 

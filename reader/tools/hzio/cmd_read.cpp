@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "                 2-D, as OpenVisus's db.read returns it; any other name: raw samples, x fastest\n"
     "  --threads N    decode threads (default: all cores)\n"
     "  --slab-mb M    results larger than this many MiB (default 64) are read and written in\n"
-    "                 slabs of at most that size\n";
+    "                 slabs of about that size (up to 4x, to hold whole blocks)\n";
 
 constexpr int64_t kDefaultSlabMiB = 64;  // measured: smaller slabs stay in cache, as fast as one piece
 
@@ -87,7 +87,8 @@ int RunRead(int argc, char** argv) {
   OpenOptions options;
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
 
-  std::shared_ptr<Dataset> dataset = OpenDataset(args.positionals()[0], options);
+  const std::string& source = args.positionals()[0];
+  std::shared_ptr<Dataset> dataset = OpenDataset(source, options);
   const Dataset::Resolved resolved = dataset->Resolve(query);
   const Field& field = dataset->header().fields[static_cast<size_t>(resolved.field)];
   const DType dtype = field.dtype;
@@ -113,18 +114,35 @@ int RunRead(int argc, char** argv) {
     BoxResult result = dataset->Read(query);
     write(result.data.data(), result.data.ByteSize());
   } else {
-    const int64_t rows_per_slab = std::max<int64_t>(1, slab_bytes / row_bytes);
-    std::vector<uint8_t> buffer(static_cast<size_t>(std::min(rows_per_slab, grid.count[slow]) * row_bytes));
+    // Slabs are a power of two of rows high and start at multiples of that height. Block extents
+    // are powers of two too, so a block no taller than a slab lies in one slab and is read
+    // whole, once; slabs grow (up to 4x --slab-mb) to the height of the query level's blocks,
+    // which hold most of the data, so that no block of that level is decoded twice.
+    const BlockLayout& layout = dataset->layout();
+    const int h = resolved.levels.to;
+    const int64_t stride = grid.stride[slow];
+    int64_t span = stride;  // logic rows
+    while (span * 2 / stride * row_bytes <= slab_bytes && span < (int64_t{1} << 40)) span *= 2;
+    if (h > layout.bits_per_block()) {
+      const Grid block = layout.BlockGrid(uint64_t{1} << (h - layout.bits_per_block() - 1));
+      const int64_t height = block.count[slow] * block.stride[slow];
+      if (height > span && height / stride * row_bytes <= 4 * slab_bytes) span = height;
+    }
+    const int64_t max_rows = std::min(span / stride + 1, grid.count[slow]);
+    std::vector<uint8_t> buffer(static_cast<size_t>(max_rows * row_bytes));
     ProgressBar progress("read", total_bytes, ProgressBar::Unit::kBytes);
-    for (int64_t first = 0; first < grid.count[slow]; first += rows_per_slab) {
-      const int64_t rows = std::min(rows_per_slab, grid.count[slow] - first);
+    for (int64_t first = 0; first < grid.count[slow];) {
+      const int64_t at = grid.origin[slow] + first * stride;
+      const int64_t edge = (at / span + 1) * span;
+      const int64_t rows = std::min((edge - at + stride - 1) / stride, grid.count[slow] - first);
       Dataset::Resolved slab = resolved;
-      slab.grid.origin[slow] = grid.origin[slow] + first * grid.stride[slow];
+      slab.grid.origin[slow] = at;
       slab.grid.count[slow] = rows;
       slab.box = resolved.box.Intersect(slab.grid.LogicBox());
       dataset->ReadInto(slab, buffer.data());
       write(buffer.data(), rows * row_bytes);
       progress.Add(rows * row_bytes);
+      first += rows;
     }
   }
   if (npy_file) npy_file->Finish();

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "hzio/format/new_header.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -40,17 +41,11 @@ DType ParseDTypeOption(const Args& args, const std::string& text, const std::str
 }
 
 void CheckFieldName(const Args& args, const std::string& name, const std::string& option) {
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '-' || c == '.';
-    if (!ok)
-      throw args.Usage("option '" + option + "': field name '" + name +
-                       "' may only use letters, digits, '_', '-' and '.'");
+  try {
+    CheckNewFieldName(name);
+  } catch (const Error& e) {
+    throw args.Usage("option '" + option + "': " + e.what());
   }
-  if (name.empty()) throw args.Usage("option '" + option + "': empty field name");
-  if (name.find("compressed") != std::string::npos)
-    throw args.Usage("option '" + option + "': field name '" + name +
-                     "' contains 'compressed', which OpenVisus reads as an option (idx-format.md §1.3)");
 }
 
 void CheckNoTrailingUnitAxes(const Args& args, const Point& dims, const std::string& option) {
@@ -122,28 +117,13 @@ std::pair<int64_t, int64_t> ParseTimeRange(const Args& args, const std::string& 
 
 IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::vector<Field> fields,
                          std::optional<std::pair<int64_t, int64_t>> time, const StorageOptions& storage) {
-  IdxHeader h;
-  h.version = 6;
-  h.box = Box(Point(dims.dims), dims);
-  h.bitmask = Bitmask::Guess(dims);
-  int64_t bytes_per_timestep = 0;
-  for (Field& f : fields) {
-    f.compression = storage.compression;
-    f.hz_layout = storage.hz_layout;
-    bytes_per_timestep += f.dtype.BytesFor(dims.Product());
-  }
-  h.fields = std::move(fields);
-  h.bits_per_block = storage.bits_per_block;
-  // Python CreateIdx: everything in one file per timestep below 2 GiB, else OpenVisus's guess.
-  h.blocks_per_file = storage.blocks_per_file.value_or(bytes_per_timestep < (int64_t{2} << 30) ? -1 : 0);
-  if (time) {
-    h.time = TimeSpec::Range(time->first, time->second, "time_%04d/");
-    h.has_time = true;
-  }
-  const std::string stem = IdxStem(idx_path);
-  h.Validate(stem);
-  if (h.filename_template.empty()) h.filename_template = GuessFilenameTemplate(stem, h.maxh(), h.bits_per_block);
-  return h;
+  NewHeaderOptions options;
+  options.compression = storage.compression;
+  options.hz_layout = storage.hz_layout;
+  options.bits_per_block = storage.bits_per_block;
+  options.blocks_per_file = storage.blocks_per_file;
+  options.time = time;
+  return NewIdxHeader(IdxStem(idx_path), dims, std::move(fields), options);
 }
 
 IdxHeader ReadLocalHeader(const std::string& idx_path) {

@@ -3,23 +3,18 @@
 #include <algorithm>
 #include <cstring>
 
-#include "hzio/access/sample_copy.h"
-#include "hzio/hz/grid.h"
+#include "hzio/access/box_assembler.h"
+#include "hzio/access/cached_block_source.h"
 #include "hzio/util/error.h"
 
 namespace hzio::server {
 
 namespace {
 
-// Moves the sample of each planned position; hz-ordered blocks are read through the block
-// level's row-major -> hz table instead of being permuted first (§4.7).
-void ScatterBlock(const BlockLayout& layout, const DecodedBlock& block, const Grid& dst_grid, const Box& region,
-                  uint8_t* out, int64_t sample_bytes) {
-  AxisCopy plan[kMaxDims];
-  if (!PlanGridCopy(block.grid, dst_grid, region, plan)) return;
-  const uint32_t* map = block.row_major ? nullptr : layout.RowMajorToHz(layout.BlockLevel(block.id)).data();
-  CopySamples(plan, layout.dims(), SampleSide{const_cast<uint8_t*>(block.bytes.data()), block.grid.count, map},
-              SampleSide{out, dst_grid.count, nullptr}, sample_bytes);
+// The dataset's blocks through the server's cache. The cache outlives every request (it lives
+// in the ServerContext), so the source refers to it without owning it.
+CachedBlockSource Cached(const ServedDataset& ds, BlockCache& cache) {
+  return CachedBlockSource(ds.dataset->block_source(), std::shared_ptr<BlockCache>(std::shared_ptr<void>(), &cache));
 }
 
 }  // namespace
@@ -34,10 +29,17 @@ void FillDefault(const Field& field, uint8_t* out, int64_t count) {
   for (int64_t i = 0; i < count; ++i) std::memcpy(out + static_cast<size_t>(i) * sb, sample.data(), sb);
 }
 
+std::vector<std::shared_ptr<const DecodedBlock>> CachedBlocks(const ServedDataset& ds, BlockCache& cache, int field,
+                                                              int64_t time, const std::vector<uint64_t>& ids) {
+  std::vector<BlockKey> keys;
+  keys.reserve(ids.size());
+  for (uint64_t id : ids) keys.push_back(BlockKey{field, time, id});
+  return Cached(ds, cache).Blocks(keys);
+}
+
 std::shared_ptr<const DecodedBlock> CachedBlock(const ServedDataset& ds, BlockCache& cache, int field,
                                                 int64_t time, uint64_t block) {
-  BlockKey key{ds.index, field, time, block};
-  return cache.Get(key, [&] { return ds.dataset->ReadBlock(field, time, block); });
+  return CachedBlocks(ds, cache, field, time, {block})[0];
 }
 
 std::vector<uint8_t> BlockInRowMajor(const BlockLayout& layout, const DecodedBlock& block, const DType& dtype) {
@@ -52,22 +54,8 @@ std::vector<uint8_t> BlockInRowMajor(const BlockLayout& layout, const DecodedBlo
 }
 
 void ReadBoxCached(const ServedDataset& ds, BlockCache& cache, const Dataset::Resolved& query, uint8_t* out) {
-  const IdxHeader& header = ds.dataset->header();
-  const Field& field = header.fields[static_cast<size_t>(query.field)];
-  const DType& dtype = field.dtype;
-  Check(dtype.ByteAligned(), ErrorCode::kUnsupported,
-        ds.name + ": field '" + field.name + "' has sub-byte samples (" + dtype.ToString() + ")");
-  const BlockLayout& layout = ds.dataset->layout();
-  const int64_t sb = dtype.SampleBytes();
-  FillDefault(field, out, query.grid.NumSamples());
-  const Box region = query.grid.LogicBox().Intersect(header.bitmask.PaddedBox());
-  for (uint64_t id : layout.BlocksInRegion(region, query.levels)) {
-    std::shared_ptr<const DecodedBlock> block = CachedBlock(ds, cache, query.field, query.time, id);
-    if (!block) continue;
-    Check(static_cast<int64_t>(block->bytes.size()) >= block->grid.NumSamples() * sb, ErrorCode::kCorrupt,
-          ds.name + ": block " + std::to_string(id) + " decoded to too few bytes");
-    ScatterBlock(layout, *block, query.grid, region, out, sb);
-  }
+  CachedBlockSource source = Cached(ds, cache);
+  AssembleBox(source, BoxRequest{query.field, query.time, query.levels, query.grid}, out);
 }
 
 }  // namespace hzio::server

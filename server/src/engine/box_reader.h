@@ -1,16 +1,23 @@
-/// Box queries answered from the shared block cache: the result grid of idx-format.md §3.4 is
-/// assembled from the decoded blocks that hold its samples (§4.2), hz-ordered blocks permuted to
-/// their row-major block grid first (§4.7), samples never written left at `default_value`.
+/// The server's reads, through the shared decoded-block cache (hzio/access/block_cache.h): every
+/// served dataset's block source is wrapped in a CachedBlockSource per request, so hot blocks
+/// (block 0 above all) are read and decoded once for every request, misses of one request are
+/// fetched in one batch (merged reads), and box queries are assembled by hzio's one assembler
+/// (idx-format.md §3.4, §4.7; box_assembler.h). Runs on the server's worker pool.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "config/dataset_registry.h"
-#include "engine/block_cache.h"
+#include "hzio/access/block_cache.h"
 #include "hzio/access/dataset.h"
 
 namespace hzio::server {
+
+/// Blocks `ids` of a served dataset through the cache (null = absent, §4.6), fetched together.
+std::vector<std::shared_ptr<const DecodedBlock>> CachedBlocks(const ServedDataset& ds, BlockCache& cache, int field,
+                                                              int64_t time, const std::vector<uint64_t>& ids);
 
 /// One block of a served dataset through the cache (nullptr = absent, §4.6).
 std::shared_ptr<const DecodedBlock> CachedBlock(const ServedDataset& ds, BlockCache& cache, int field,

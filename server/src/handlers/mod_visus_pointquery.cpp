@@ -96,6 +96,8 @@ Reply ModVisusPointQuery(ServerContext& context, const Request& request, const Q
   std::vector<uint8_t> data(static_cast<size_t>(bytes));
   FillDefault(field, data.data(), total);
   try {
+    std::shared_ptr<const DecodedBlock> block;
+    uint64_t block_id = ~uint64_t{0};
     int64_t index = 0;
     for (int64_t k = 0; k < n[2]; ++k)
       for (int64_t j = 0; j < n[1]; ++j)
@@ -119,7 +121,10 @@ Reply ModVisusPointQuery(ServerContext& context, const Request& request, const Q
           if (!inside) continue;
           const uint64_t hz = HzFromPoint(header.bitmask, p);
           const uint64_t id = hz >> layout.bits_per_block();
-          std::shared_ptr<const DecodedBlock> block = CachedBlock(*ds, context.cache, field_index, time, id);
+          if (id != block_id) {  // neighbouring points mostly share a block: one cache lookup
+            block = CachedBlock(*ds, context.cache, field_index, time, id);
+            block_id = id;
+          }
           if (!block) continue;
           int64_t offset;
           if (block->row_major) {

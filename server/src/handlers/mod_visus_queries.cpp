@@ -98,19 +98,35 @@ Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const Q
   const std::string etag = MakeEtag(ds->generation, "blockquery", key);
   if (EtagMatches(request, etag)) return NotModified(etag, context.options.max_age_seconds);
 
-  std::vector<Reply> parts;
-  parts.reserve(ids.size());
-  for (uint64_t id : ids) {
-    std::shared_ptr<const DecodedBlock> block;
-    std::string why;
-    if (time_ok && id < layout.total_blocks()) {
+  // One batched fetch of the valid ids (the block source merges their reads); if it fails, each
+  // block alone, so that a bad block fails only its own part.
+  std::vector<std::shared_ptr<const DecodedBlock>> blocks(ids.size());
+  std::vector<std::string> failures(ids.size());
+  std::vector<uint64_t> valid;
+  std::vector<size_t> valid_at;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (time_ok && ids[i] < layout.total_blocks()) {
+      valid.push_back(ids[i]);
+      valid_at.push_back(i);
+    }
+  try {
+    std::vector<std::shared_ptr<const DecodedBlock>> got = CachedBlocks(*ds, context.cache, field, *time, valid);
+    for (size_t k = 0; k < valid.size(); ++k) blocks[valid_at[k]] = std::move(got[k]);
+  } catch (const Error&) {
+    for (size_t k = 0; k < valid.size(); ++k) {
       try {
-        block = CachedBlock(*ds, context.cache, field, *time, id);
+        blocks[valid_at[k]] = CachedBlock(*ds, context.cache, field, *time, valid[k]);
       } catch (const Error& e) {
         RethrowIfChanged(e);
-        why = std::string(" ") + e.what();
+        failures[valid_at[k]] = std::string(" ") + e.what();
       }
     }
+  }
+  std::vector<Reply> parts;
+  parts.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::shared_ptr<const DecodedBlock>& block = blocks[i];
+    const std::string& why = failures[i];
     if (!block) {
       parts.push_back(HZIO_VISUS_ERROR(404, "block_query->executeAndWait failed" + why));
       continue;

@@ -11,8 +11,8 @@
 #include "auth/rate_limiter.h"
 #include "config/dataset_registry.h"
 #include "config/server_options.h"
-#include "engine/block_cache.h"
 #include "http/message.h"
+#include "hzio/access/block_cache.h"
 #include "metrics/metrics.h"
 
 namespace hzio::server {

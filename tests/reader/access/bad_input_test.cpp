@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
 
@@ -12,21 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Copies the golden rgb_hz_raw (or lz) dataset into a temp dir so it can be damaged.
-std::string CopyGolden(const testing::TempDir& dir, const std::string& name) {
-  fs::copy(testing::GoldenPath(name), dir.path() / name, fs::copy_options::recursive);
-  return (dir.path() / name / "visus.idx").string();
-}
-
-void ExpectError(const std::function<void()>& fn, ErrorCode code, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(code)) << e.what();
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
-}
+using testing::CopyGolden;
 
 TEST(BadInput, TruncatedBlockFile) {
   testing::TempDir dir;
@@ -34,10 +20,10 @@ TEST(BadInput, TruncatedBlockFile) {
   const std::string bin = (dir.path() / "lz/visus/0000.bin").string();
   fs::resize_file(bin, fs::file_size(bin) - 100);
   auto ds = OpenDataset(idx);
-  ExpectError([&] { ds->Read(BoxQuery{}); }, ErrorCode::kCorrupt, {"0000.bin", "corrupt block table"});
+  EXPECT_HZIO_ERROR(ds->Read(BoxQuery{}), ErrorCode::kCorrupt, "0000.bin", "corrupt block table");
   fs::resize_file(bin, 600);  // shorter than the block table itself
   auto ds2 = OpenDataset(idx);
-  ExpectError([&] { ds2->Read(BoxQuery{}); }, ErrorCode::kCorrupt, {"0000.bin", "truncated"});
+  EXPECT_HZIO_ERROR(ds2->Read(BoxQuery{}), ErrorCode::kCorrupt, "0000.bin", "truncated");
 }
 
 TEST(BadInput, CorruptPayloadAndWrongDecodedSize) {
@@ -49,7 +35,7 @@ TEST(BadInput, CorruptPayloadAndWrongDecodedSize) {
   for (size_t i = 40 + 32 * 40; i < bytes.size(); ++i) bytes[i] = 0xff;
   testing::WriteBytes(bin, bytes);
   auto ds = OpenDataset(idx);
-  ExpectError([&] { ds->Read(BoxQuery{}); }, ErrorCode::kCorrupt, {"0000.bin: block", "lz4 block does not decode"});
+  EXPECT_HZIO_ERROR(ds->Read(BoxQuery{}), ErrorCode::kCorrupt, "0000.bin: block", "lz4 block does not decode");
 }
 
 TEST(BadInput, RawBlockWithWrongSize) {
@@ -60,34 +46,34 @@ TEST(BadInput, RawBlockWithWrongSize) {
   bytes[40 + 16 + 3] -= 1;  // entry 0 size one byte short
   testing::WriteBytes(bin, bytes);
   auto ds = OpenDataset(idx);
-  ExpectError([&] { ds->Read(BoxQuery{}); }, ErrorCode::kCorrupt, {"0000.bin: block 0", "raw block has"});
+  EXPECT_HZIO_ERROR(ds->Read(BoxQuery{}), ErrorCode::kCorrupt, "0000.bin: block 0", "raw block has");
 }
 
 TEST(BadInput, QueriesOutsideTheDataset) {
   auto ds = OpenDataset(testing::GoldenPath("rgb_hz_raw/visus.idx"));
   BoxQuery q;
   q.box = Box{Point{200, 0}, Point{300, 10}};
-  ExpectError([&] { ds->Read(q); }, ErrorCode::kOutOfRange, {"visus.idx", "outside the dataset box"});
+  EXPECT_HZIO_ERROR(ds->Read(q), ErrorCode::kOutOfRange, "visus.idx", "outside the dataset box");
   q = BoxQuery{};
   q.level = 14;
-  ExpectError([&] { ds->Read(q); }, ErrorCode::kOutOfRange, {"level 14", "0..13"});
+  EXPECT_HZIO_ERROR(ds->Read(q), ErrorCode::kOutOfRange, "level 14", "0..13");
   q = BoxQuery{};
   q.field = "temperature";
-  ExpectError([&] { ds->Read(q); }, ErrorCode::kNotFound, {"unknown field 'temperature'", "rgb"});
+  EXPECT_HZIO_ERROR(ds->Read(q), ErrorCode::kNotFound, "unknown field 'temperature'", "rgb");
   q = BoxQuery{};
   q.time = 3;
-  ExpectError([&] { ds->Read(q); }, ErrorCode::kNotFound, {"timestep 3"});
+  EXPECT_HZIO_ERROR(ds->Read(q), ErrorCode::kNotFound, "timestep 3");
   q = BoxQuery{};
   q.box = Box{Point{0, 0, 0}, Point{1, 1, 1}};
-  ExpectError([&] { ds->Read(q); }, ErrorCode::kInvalidArgument, {"3 axes"});
+  EXPECT_HZIO_ERROR(ds->Read(q), ErrorCode::kInvalidArgument, "3 axes");
 }
 
 TEST(BadInput, MissingFilesAndHeaders) {
-  ExpectError([] { OpenDataset("/nonexistent/x.idx"); }, ErrorCode::kNotFound, {"/nonexistent/x.idx"});
+  EXPECT_HZIO_ERROR(OpenDataset("/nonexistent/x.idx"), ErrorCode::kNotFound, "/nonexistent/x.idx");
   testing::TempDir dir;
   std::string idx = CopyGolden(dir, "rgb_hz_raw");
   testing::WriteBytes(idx, std::vector<uint8_t>{'(', 'v', 'e', 'r', 's', 'i', 'o', 'n', ')', '\n', '6', '\n'});
-  ExpectError([&] { OpenDataset(idx); }, ErrorCode::kInvalidArgument, {"visus.idx", "missing (bits)"});
+  EXPECT_HZIO_ERROR(OpenDataset(idx), ErrorCode::kInvalidArgument, "visus.idx", "missing (bits)");
   // Missing block files are absent blocks (default value), not errors.
   std::string idx2 = CopyGolden(dir, "lz");
   fs::remove(dir.path() / "lz/visus/0000.bin");
@@ -105,8 +91,8 @@ TEST(BadInput, FailedWriteNeverLooksComplete) {
     DatasetWriter w(idx, h);
     std::vector<uint8_t> half(32, 1);
     w.Write(0, 0, Box{Point{0, 0}, Point{8, 4}}, half.data());
-    ExpectError([&] { w.Write(0, 0, Box{Point{0, 0}, Point{9, 9}}, half.data()); }, ErrorCode::kOutOfRange,
-                {"not inside the dataset box"});
+    EXPECT_HZIO_ERROR(w.Write(0, 0, Box{Point{0, 0}, Point{9, 9}}, half.data()), ErrorCode::kOutOfRange,
+                      "not inside the dataset box");
     // Abandoned without Finish().
   }
   EXPECT_FALSE(fs::exists(idx));
@@ -116,7 +102,7 @@ TEST(BadInput, FailedWriteNeverLooksComplete) {
   IdxHeader other;
   other.box = Box{Point{0, 0}, Point{30, 20}};
   other.fields.push_back(Field::Parse("DATA int16", 6));
-  ExpectError([&] { DatasetWriter w(golden, other); }, ErrorCode::kInvalidArgument, {"already exists"});
+  EXPECT_HZIO_ERROR(DatasetWriter w(golden, other), ErrorCode::kInvalidArgument, "already exists");
   EXPECT_EQ(testing::ReadText(golden), before);
 }
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
 

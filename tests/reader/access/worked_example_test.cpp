@@ -2,7 +2,7 @@
 // returns the worked-example values at every level.
 #include <gtest/gtest.h>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
 

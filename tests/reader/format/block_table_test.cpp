@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/util/error.h"
 
 namespace hzio {

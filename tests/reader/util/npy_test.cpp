@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../test_util.h"
+#include "support/test_support.h"
 #include "hzio/format/dtype.h"
 #include "hzio/util/error.h"
 

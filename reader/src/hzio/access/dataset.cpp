@@ -1,23 +1,20 @@
 #include "hzio/access/dataset.h"
 
-#include <filesystem>
-
-#include "hzio/access/local_dataset.h"
+#include "hzio/access/box_assembler.h"
+#include "hzio/access/classic_block_source.h"
+#include "hzio/access/dataset_openers.h"
 #include "hzio/storage/file.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
-#ifdef HZIO_HAVE_REMOTE
-#include "hzio/remote/remote_dataset.h"
-#endif
-
 namespace hzio {
 
-Dataset::Dataset(IdxHeader header, std::string source, OpenOptions options)
-    : header_(std::move(header)),
-      layout_(std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block)),
+Dataset::Dataset(std::shared_ptr<BlockSource> blocks, std::string source, OpenOptions options)
+    : header_(blocks->header()),
+      layout_(blocks->shared_layout()),
       source_(std::move(source)),
-      options_(options) {}
+      options_(options),
+      blocks_(std::move(blocks)) {}
 
 Dataset::Resolved Dataset::Resolve(const BoxQuery& query) const {
   Resolved r;
@@ -64,27 +61,61 @@ BoxResult Dataset::Read(const BoxQuery& query) {
   return result;
 }
 
+void Dataset::ReadInto(const Resolved& query, uint8_t* out) {
+  AssembleBox(*blocks_, BoxRequest{query.field, query.time, query.levels, query.grid}, out);
+}
+
+std::optional<DecodedBlock> Dataset::ReadBlock(int field, int64_t time, uint64_t block) {
+  Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+        source_ + ": no field index " + std::to_string(field));
+  Check(header_.time.Contains(time), ErrorCode::kNotFound,
+        source_ + ": timestep " + std::to_string(time) + " is not in the dataset");
+  DecodedBlock out;
+  out.id = block;
+  bool present = false;
+  const BlockKey key{field, time, block};
+  out.bytes.resize(blocks_->DecodedBlockBytes(field));
+  uint8_t* const target = out.bytes.data();
+  blocks_->FetchInto({&key, 1}, {&target, 1}, [&](size_t, EncodedBlock&& b) {
+    if (!b.present) return;
+    DecodeBlock(*blocks_, field, block, b, target);
+    out.row_major = b.row_major;
+    present = true;
+  });
+  if (!present) return std::nullopt;
+  out.grid = layout_->BlockGrid(block);
+  return out;
+}
+
 bool IsRemoteUrl(const std::string& s) { return StartsWith(s, "http://") || StartsWith(s, "https://"); }
 
-std::shared_ptr<Dataset> OpenDataset(const std::string& path_or_url, const OpenOptions& options) {
-  if (IsRemoteUrl(path_or_url)) {
-#ifdef HZIO_HAVE_REMOTE
-    return OpenRemoteDataset(path_or_url, options);
-#else
-    throw Error(ErrorCode::kUnsupported, path_or_url + ": this hzio was built without HTTP support");
-#endif
-  }
-  auto file = ReadFile::OpenIfExists(path_or_url);
-  Check(file != nullptr, ErrorCode::kNotFound, path_or_url + ": no such dataset file");
+std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const OpenOptions& options) {
+  auto file = ReadFile::OpenIfExists(idx_path);
+  Check(file != nullptr, ErrorCode::kNotFound, idx_path + ": no such dataset file");
   Check(file->size() <= (uint64_t{16} << 20), ErrorCode::kInvalidArgument,
-        path_or_url + ": " + std::to_string(file->size()) + " bytes is too large for an .idx header");
+        idx_path + ": " + std::to_string(file->size()) + " bytes is too large for an .idx header");
   std::string text(file->size(), '\0');
   file->ReadAt(0, file->size(), reinterpret_cast<uint8_t*>(text.data()));
-  const std::filesystem::path p(path_or_url);
-  IdxHeader header = IdxHeader::Parse(text, path_or_url, p.stem().string());
-  std::string dir = p.parent_path().string();
-  if (dir.empty()) dir = ".";
-  return std::make_shared<LocalDataset>(std::move(header), path_or_url, dir, options);
+  std::string stem = idx_path.substr(idx_path.find_last_of('/') + 1);
+  if (const size_t dot = stem.find_last_of('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  auto header = std::make_shared<const IdxHeader>(IdxHeader::Parse(text, idx_path, stem));
+  auto layout = std::make_shared<const BlockLayout>(header->bitmask, header->bits_per_block);
+  ClassicBlockSource::Options source_options;
+  source_options.threads = options.threads;
+  auto blocks = std::make_shared<ClassicBlockSource>(header, layout, idx_path, file->identity(), source_options);
+  return std::make_shared<Dataset>(std::move(blocks), idx_path, options);
+}
+
+std::shared_ptr<Dataset> OpenDataset(const std::string& path_or_url, const OpenOptions& options) {
+  const std::string scheme = UrlScheme(path_or_url);
+  if (scheme.empty() || scheme == "file") {
+    return OpenLocalDataset(scheme.empty() ? path_or_url : path_or_url.substr(7), options);
+  }
+  if (DatasetOpener opener = DatasetOpeners::Global().Find(scheme)) return opener(path_or_url, options);
+  std::string known = "local .idx files";
+  for (const std::string& s : DatasetOpeners::Global().Schemes()) known += ", " + s + "://";
+  throw Error(ErrorCode::kUnsupported,
+              path_or_url + ": this hzio reads no " + scheme + ":// URLs (it reads " + known + ")");
 }
 
 }  // namespace hzio

@@ -1,5 +1,8 @@
-/// A dataset opened for reading, local (`.idx` path) or remote (mod_visus URL), and the queries it
-/// answers: a box at a resolution (idx-format.md §3.4) and single blocks (§4.1, for servers).
+/// A dataset opened for reading, local (`.idx` path) or remote (a URL whose scheme has an opener,
+/// dataset_openers.h), and the queries it answers: a box at a resolution (idx-format.md §3.4) and
+/// single blocks (§4.1, for servers). Its blocks come from a BlockSource (block_source.h); box
+/// queries are assembled from them by the one assembler (box_assembler.h) unless a subclass
+/// answers them otherwise (a remote server's own box query).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "hzio/access/array.h"
+#include "hzio/access/block_source.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/util/error.h"
@@ -41,18 +45,15 @@ struct DecodedBlock {
 };
 
 struct OpenOptions {
-  int threads = 0;                   // decode threads; 0 = hardware concurrency
+  int threads = 0;                   // decode threads; 0 = hardware concurrency, 1 = the caller only
   int64_t max_query_bytes = int64_t{16} << 30;  // refuse larger box results (kTooLarge)
-  // Local files: payloads come from a read-only mapping of each file, kept while the dataset is
-  // open, which saves pread's copy once its pages are mapped. false: blocks a query takes whole
-  // are read with pread instead, for a dataset opened to be read once (a restart), where
-  // faulting a fresh mapping in costs more than the copy (2x on a 4 MiB read here); blocks it
-  // takes a part of still come from the mapping, which faults in only the pages of that part.
-  bool map_whole_blocks = true;
 };
 
 class Dataset {
  public:
+  /// A dataset whose blocks come from `blocks` (header and layout are the source's); `source` is
+  /// the path or URL it was opened from.
+  Dataset(std::shared_ptr<BlockSource> blocks, std::string source, OpenOptions options);
   virtual ~Dataset() = default;
 
   /// The validated header.
@@ -60,6 +61,11 @@ class Dataset {
   const BlockLayout& layout() const { return *layout_; }
   /// The path or URL it was opened from.
   const std::string& source() const { return source_; }
+  /// Opaque; changes with every committed version of the dataset (TEAM.md contract 3): the
+  /// version this object reads, fixed when it was opened. Key caches and ETags on it.
+  std::string Version() const { return blocks_->Version(); }
+  /// Where its blocks come from (for block servers, caches, and readers of parts of blocks).
+  const std::shared_ptr<BlockSource>& block_source() const { return blocks_; }
 
   /// Resolves defaults and validates a query against the header; throws kNotFound (field, time),
   /// kOutOfRange (level, box outside the dataset), kInvalidArgument.
@@ -75,22 +81,28 @@ class Dataset {
   /// Reads a box query into a new array.
   BoxResult Read(const BoxQuery& query);
   /// Reads into caller memory of exactly the result's byte size (lets callers reuse buffers).
-  virtual void ReadInto(const Resolved& query, uint8_t* out) = 0;
+  /// Throws kChanged when the dataset was replaced while it was read (reopen it).
+  virtual void ReadInto(const Resolved& query, uint8_t* out);
 
-  /// One block in its stored layout, or nullopt if it is absent (§4.6).
-  virtual std::optional<DecodedBlock> ReadBlock(int field, int64_t time, uint64_t block) = 0;
+  /// One block in its stored layout, or nullopt if it is absent (§4.6). Throws kNotFound for an
+  /// unknown field or timestep, kOutOfRange for a block beyond the last.
+  std::optional<DecodedBlock> ReadBlock(int field, int64_t time, uint64_t block);
 
  protected:
-  Dataset(IdxHeader header, std::string source, OpenOptions options);
-
   IdxHeader header_;
   std::shared_ptr<const BlockLayout> layout_;
   std::string source_;
   OpenOptions options_;
+  std::shared_ptr<BlockSource> blocks_;
 };
 
-/// Opens a `.idx` path or an `http(s)://.../mod_visus?dataset=NAME` URL.
+/// Opens a `.idx` path, or a URL through the opener registered for its scheme (`http(s)://.../
+/// mod_visus?dataset=NAME` when built with HTTP support). Throws kNotFound for a missing file,
+/// kUnsupported for a URL scheme nobody reads.
 std::shared_ptr<Dataset> OpenDataset(const std::string& path_or_url, const OpenOptions& options = {});
+
+/// Opens a local `.idx` file (classic block files).
+std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const OpenOptions& options = {});
 
 /// Whether `path_or_url` names a remote dataset (http:// or https://).
 bool IsRemoteUrl(const std::string& path_or_url);

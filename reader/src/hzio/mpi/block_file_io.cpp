@@ -1,7 +1,6 @@
 #include "hzio/mpi/block_file_io.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -102,61 +101,6 @@ void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& piece
     throw;
   }
   Check(::close(fd) == 0, ErrorCode::kIo, OsError("cannot close", path));
-}
-
-std::optional<BlockFileReader> BlockFileReader::Open(const std::string& path, int version, int64_t slots) {
-  BlockFileReader r;
-  r.path_ = path;
-  r.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r.fd_ < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw Error(ErrorCode::kIo, OsError("cannot open", path));
-  }
-  struct stat st{};
-  Check(::fstat(r.fd_, &st) == 0, ErrorCode::kIo, OsError("cannot stat", path));
-  const int64_t table = BlockTableBytes(version, slots);
-  Check(st.st_size >= table, ErrorCode::kCorrupt,
-        path + ": file of " + std::to_string(st.st_size) + " bytes is shorter than its block table (" +
-            std::to_string(table) + " bytes)");
-  std::vector<uint8_t> bytes(static_cast<size_t>(table));
-  r.ReadAt(0, static_cast<uint64_t>(table), bytes.data());
-  r.entries_ = DecodeBlockTable(bytes.data(), table, version, slots, static_cast<uint64_t>(st.st_size), path);
-  return r;
-}
-
-BlockFileReader::BlockFileReader(BlockFileReader&& o) noexcept
-    : fd_(o.fd_), path_(std::move(o.path_)), entries_(std::move(o.entries_)), bytes_read_(o.bytes_read_) {
-  o.fd_ = -1;
-}
-
-BlockFileReader& BlockFileReader::operator=(BlockFileReader&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    path_ = std::move(o.path_);
-    entries_ = std::move(o.entries_);
-    bytes_read_ = o.bytes_read_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-BlockFileReader::~BlockFileReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void BlockFileReader::ReadAt(uint64_t offset, uint64_t size, uint8_t* out) const {
-  uint64_t done = 0;
-  while (done < size) {
-    const ssize_t r = ::pread(fd_, out + done, std::min<uint64_t>(size - done, uint64_t{1} << 30),
-                              static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    Check(r >= 0, ErrorCode::kIo, OsError("cannot read", path_));
-    Check(r > 0, ErrorCode::kCorrupt,
-          path_ + ": unexpected end of file at byte " + std::to_string(offset + done));
-    done += static_cast<uint64_t>(r);
-  }
-  bytes_read_ += static_cast<int64_t>(size);
 }
 
 }  // namespace hzio::mpi

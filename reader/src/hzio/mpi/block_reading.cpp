@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "hzio/codec/codec.h"
-#include "hzio/mpi/block_file_io.h"
 #include "hzio/mpi/box_copy.h"
 #include "hzio/util/error.h"
 
@@ -177,18 +176,18 @@ void TrimScratch() {
 
 }  // namespace
 
-BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, const BlockFiles& files, int field,
-                          int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
+BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, int field, int64_t time,
+                          const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
                           bool missing_files_are_errors, int max_level, const std::vector<Span>* rows) {
   BlockReadStats stats;
+  const IdxHeader& header = source.header();
+  const BlockFiles& files = source.files();
   const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
   const int shift = header.bits_per_block - units.bits_per_block();  // units per file block: 2^shift
   Check(shift >= 0, ErrorCode::kInternal, "read units larger than the file's blocks");
   const int64_t unit_samples = units.samples_per_block();
   const int64_t file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
   const int64_t sb = dtype.SampleBytes();
-  const int64_t bpf = files.blocks_per_file();
-  const int64_t slots = bpf * static_cast<int64_t>(header.fields.size());
   uint8_t* const scratch = Scratch(0, static_cast<size_t>(file_block_bytes)).data();
   const std::vector<uint8_t> fill = DefaultSample(header.fields[static_cast<size_t>(field)]);
   // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
@@ -202,8 +201,8 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, con
     size_t j = i;
     while (j < blocks.size() && files.FirstBlockInFile(file_block(j)) == first) ++j;
     const std::string path = files.FilePath(file_block(i), time);
-    std::optional<BlockFileReader> file = BlockFileReader::Open(path, header.version, slots);
-    if (!file) {
+    const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
+    if (!file->file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
                 " of field '" + header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
@@ -223,7 +222,7 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, con
     std::vector<Want> wants;
     uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
     for (size_t k = i; k < j; ++k) {
-      const BlockEntry e = file->entries()[static_cast<size_t>(field * bpf + files.PositionInFile(file_block(k)))];
+      const BlockEntry e = source.Entry(*file, field, file_block(k));
       if (!e.Present()) {  // never written: the field's default value (§4.9)
         FillSamples(out[k], wanted(k).size(), fill);
         continue;
@@ -246,7 +245,8 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, con
     const bool one_read = !wants.empty() && hi - lo <= 2 * sum + (uint64_t{1} << 20);
     if (one_read) {
       span = Scratch(1, static_cast<size_t>(hi - lo)).data();
-      file->ReadAt(lo, hi - lo, span);
+      source.ReadRange(*file, lo, hi - lo, span);
+      stats.file_bytes += static_cast<int64_t>(hi - lo);
     }
     std::vector<uint8_t> own;
     uint64_t decoded_block = UINT64_MAX;  // the file block whose payload `scratch` holds decoded
@@ -258,7 +258,8 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, con
         payload = span + (w.offset - lo);
       } else if (w.raw_hz || decoded_block != fb) {  // else its block is decoded in scratch already
         own.resize(static_cast<size_t>(w.size));
-        file->ReadAt(w.offset, w.size, own.data());
+        source.ReadRange(*file, w.offset, w.size, own.data());
+        stats.file_bytes += static_cast<int64_t>(w.size);
         payload = own.data();
       }
       const Codec codec = CodecFromCode(w.entry.codec_code(), where);
@@ -299,7 +300,6 @@ BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, con
         Permute(dst, hz_samples, table, sb, want);
       stats.layout_seconds += MPI_Wtime() - t0;
     }
-    stats.file_bytes += file->bytes_read();
     i = j;
   }
   TrimScratch();

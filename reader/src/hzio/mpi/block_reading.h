@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hzio/format/block_files.h"
+#include "hzio/access/classic_block_source.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation.h"
 
@@ -20,7 +20,9 @@ struct BlockReadStats {
   double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
 };
 
-/// Reads `blocks` (ascending ids in `units`) of `field` at `time`. `units` is the file's own block
+/// Reads `blocks` (ascending ids in `units`) of `field` at `time` from `source`'s block files
+/// (its cached tables, its reads and its checks: a file shorter than its table is kChanged or
+/// kCorrupt as for every reader). `units` is the file's own block
 /// layout or a finer one (fewer bits per block): its blocks are then aligned hz sub-ranges of the
 /// file's blocks, each a box of one level's lattice, and of a raw hz block only the sub-ranges
 /// asked for are read. Block i is decoded into `out[i]` (room for its samples, uninitialised) —
@@ -32,8 +34,7 @@ struct BlockReadStats {
 /// error (kNotFound naming the file); a corrupt table or payload is always kCorrupt naming it.
 /// Only samples of levels 0..max_level are needed: of block 0 (levels 0..its bits) just those are
 /// read (raw) and placed; the rest of its grid is left as it was.
-BlockReadStats ReadBlocks(const IdxHeader& header, const BlockLayout& units, const BlockFiles& files, int field,
-                          int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
+BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, int field, int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
                           bool missing_files_are_errors, int max_level, const std::vector<Span>* rows = nullptr);
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)

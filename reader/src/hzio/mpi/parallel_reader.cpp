@@ -9,7 +9,6 @@
 #include <map>
 #include <sstream>
 
-#include "hzio/access/local_dataset.h"
 #include "hzio/format/block_files.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/box_copy.h"
@@ -19,11 +18,6 @@
 namespace hzio::mpi {
 
 namespace {
-
-std::string IdxDir(const std::string& idx_path) {
-  const std::string dir = std::filesystem::path(idx_path).parent_path().string();
-  return dir.empty() ? "." : dir;
-}
 
 // Blocks of one box at levels 0..level that hold samples of the dataset box.
 std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level) {
@@ -100,7 +94,21 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
              "MPI_Bcast(header rest)");
   header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
-  files_ = std::make_unique<BlockFiles>(header_, IdxDir(idx_path_));
+  try {
+    idx_identity_ = StatIdentity(idx_path_);
+  } catch (const Error&) {
+    // Unreadable here: Blocks() reports it (inside a read, where errors are agreed on).
+  }
+}
+
+ClassicBlockSource& ParallelReader::Blocks() {
+  if (!blocks_) {
+    ClassicBlockSource::Options serial;
+    serial.threads = 1;
+    blocks_ = std::make_shared<ClassicBlockSource>(std::make_shared<const IdxHeader>(header_), layout_, idx_path_,
+                                                   idx_identity_, serial);
+  }
+  return *blocks_;
 }
 
 bool ParallelReader::HasSamples(const Box& box, int level) const {
@@ -423,7 +431,7 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLa
     rows.push_back(Span{from - k * bs, to - k * bs});
   }
   const BlockReadStats rs =
-      ReadBlocks(header_, units, *files_, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
+      ReadBlocks(Blocks(), units, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
   result.file_bytes = rs.file_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;
@@ -444,8 +452,8 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       OpenOptions open;
       open.threads = 1;
       open.max_query_bytes = std::numeric_limits<int64_t>::max();  // the caller's memory holds the result
-      open.map_whole_blocks = false;  // read once: pread whole blocks rather than fault a mapping in
-      local_ = std::make_unique<LocalDataset>(header_, idx_path_, IdxDir(idx_path_), open);
+      Blocks();
+      local_ = std::make_unique<Dataset>(blocks_, idx_path_, open);
     }
     std::vector<uint64_t> blocks;  // the same for every field
     for (const Box& b : clipped) {
@@ -456,12 +464,14 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
     blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
     for (size_t k = 0; k < fields.size(); ++k) {
       const Field& f = header_.fields[static_cast<size_t>(fields[k])];
+      std::shared_ptr<const ClassicBlockSource::FileTable> table;  // of the file of the last block
       for (const uint64_t id : blocks) {  // what is read, and files that must exist
-        const LocalDataset::Location at = local_->Locate(fields[k], time, id);
-        Check(at.file != nullptr || !options_.missing_files_are_errors, ErrorCode::kNotFound,
-              "block file " + files_->FilePath(id, time) + " is missing (it should hold block " + std::to_string(id) +
-                  " of field '" + f.name + "', timestep " + std::to_string(time) + ")");
-        stats_.file_bytes += static_cast<int64_t>(at.entry.size);
+        const std::string path = blocks_->files().FilePath(id, time);
+        if (!table || table->path != path) table = blocks_->Table(path);
+        Check(table->file != nullptr || !options_.missing_files_are_errors, ErrorCode::kNotFound,
+              "block file " + path + " is missing (it should hold block " + std::to_string(id) + " of field '" +
+                  f.name + "', timestep " + std::to_string(time) + ")");
+        if (table->file) stats_.file_bytes += static_cast<int64_t>(blocks_->Entry(*table, fields[k], id).size);
       }
       for (size_t bi = 0; bi < clipped.size(); ++bi) {
         const Dataset::Resolved query{fields[k], time, clipped[bi], LevelRange{0, level}, results[k][bi].grid};

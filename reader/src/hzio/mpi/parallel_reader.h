@@ -19,10 +19,12 @@
 #include <exception>
 #include <memory>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "hzio/access/local_dataset.h"
+#include "hzio/access/classic_block_source.h"
+#include "hzio/access/dataset.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
@@ -128,14 +130,17 @@ class ParallelReader {
   // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
   // blocks holding samples of `region` at levels 0..level.
   const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);
+  // The dataset's block files, read by both modes (made on first use; keeps its tables).
+  ClassicBlockSource& Blocks();
 
   MPI_Comm comm_;
   std::string idx_path_;
   ReadOptions options_;
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
-  std::unique_ptr<BlockFiles> files_;  // block -> file path, from the header (made once)
-  std::unique_ptr<LocalDataset> local_;  // one-phase reads (made on first use; keeps its tables)
+  std::optional<FileIdentity> idx_identity_;  // of the .idx right after it was read (its version)
+  std::shared_ptr<ClassicBlockSource> blocks_;  // the block files, serial (the ranks are the parallelism)
+  std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   IoStats stats_;
 };

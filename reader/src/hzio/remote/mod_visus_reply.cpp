@@ -6,7 +6,17 @@
 
 namespace hzio::internal_remote {
 
-namespace {
+Error ReplyError(const std::string& url, const HttpResponse& res) {
+  std::string why = res.Header("visus-errormsg");
+  if (why.empty()) why = Trim(res.body.substr(0, 300));
+  std::string message = url + ": HTTP " + std::to_string(res.status) + (why.empty() ? "" : ": " + why);
+  switch (res.status) {
+    case 400: return Error(ErrorCode::kInvalidArgument, message);
+    case 404: return Error(ErrorCode::kNotFound, message);
+    case 413: return Error(ErrorCode::kTooLarge, message);
+    default: return Error(res.status >= 500 ? ErrorCode::kUnavailable : ErrorCode::kIo, message);
+  }
+}
 
 Codec WireCodec(const HttpResponse& res) {
   if (res.HasHeader("visus-compression")) return CodecSpec::Parse(ToLower(res.Header("visus-compression"))).codec;
@@ -17,6 +27,8 @@ Codec WireCodec(const HttpResponse& res) {
   if (type == "image/jpeg") return Codec::kJpg;
   return Codec::kRaw;
 }
+
+namespace {
 
 bool SameCounts(const Point& got, const Point& want) {
   // A server may drop or add trailing unit axes (`32 32 1`, §7.6).
@@ -52,8 +64,7 @@ std::vector<HttpResponse> DecomposeReply(const HttpResponse& reply, size_t expec
   return parts;
 }
 
-void DecodeArrayPart(const HttpResponse& part, const DType& dtype, const Point& nsamples, uint8_t* out,
-                     size_t out_size, const std::string& what) {
+void CheckArrayPart(const HttpResponse& part, const DType& dtype, const Point& nsamples, const std::string& what) {
   if (part.HasHeader("visus-nsamples")) {
     std::vector<std::string> words = SplitWhitespace(part.Header("visus-nsamples"));
     Check(!words.empty() && words.size() <= static_cast<size_t>(kMaxDims), ErrorCode::kCorrupt,
@@ -67,6 +78,11 @@ void DecodeArrayPart(const HttpResponse& part, const DType& dtype, const Point& 
   if (part.HasHeader("visus-dtype"))
     Check(DType::Parse(part.Header("visus-dtype")) == dtype, ErrorCode::kCorrupt,
           what + ": the server returned dtype " + part.Header("visus-dtype") + ", expected " + dtype.ToString());
+}
+
+void DecodeArrayPart(const HttpResponse& part, const DType& dtype, const Point& nsamples, uint8_t* out,
+                     size_t out_size, const std::string& what) {
+  CheckArrayPart(part, dtype, nsamples, what);
   Decode(WireCodec(part), reinterpret_cast<const uint8_t*>(part.body.data()), part.body.size(), out, out_size, what);
 }
 

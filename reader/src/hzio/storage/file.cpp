@@ -1,10 +1,10 @@
 #include "hzio/storage/file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -19,10 +19,32 @@ Error IoError(const std::string& what, const std::string& path) {
   return Error(ErrorCode::kIo, path + ": " + what + ": " + std::strerror(errno));
 }
 
+FileIdentity IdentityOf(const struct stat& st) {
+  return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                      static_cast<uint64_t>(st.st_size),
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 }  // namespace
 
+std::string FileIdentity::ToString() const {
+  return std::to_string(device) + ":" + std::to_string(inode) + ":" + std::to_string(size) + ":" +
+         std::to_string(mtime_ns);
+}
+
+std::optional<FileIdentity> StatIdentity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    throw IoError("cannot stat", path);
+  }
+  return IdentityOf(st);
+}
+
 std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever; for regular files
+  // it changes nothing.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return nullptr;
     throw IoError("cannot open", path);
@@ -34,37 +56,35 @@ std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw Error(ErrorCode::kIo, path + ": not a regular file");
+    throw Error(ErrorCode::kIo, path + ": not a regular file (" +
+                                    (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file") +
+                                    ")");
   }
-  return std::shared_ptr<ReadFile>(new ReadFile(path, fd, static_cast<uint64_t>(st.st_size)));
+  return std::shared_ptr<ReadFile>(new ReadFile(path, fd, IdentityOf(st)));
 }
 
-ReadFile::~ReadFile() {
-  if (map_ != nullptr) ::munmap(map_, size_);
-  ::close(fd_);
-}
+ReadFile::~ReadFile() { ::close(fd_); }
 
-const uint8_t* ReadFile::Mapped() const {
-  std::call_once(map_once_, [this] {
-    if (size_ == 0) return;
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
-    if (p != MAP_FAILED) map_ = p;
-  });
-  return static_cast<const uint8_t*>(map_);
+uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
+  uint64_t done = 0;
+  while (done < n) {
+    // At most 1 GiB per call: Linux caps one read at just under 2 GiB anyway.
+    const ssize_t r = ::pread(fd_, out + done, std::min<uint64_t>(n - done, uint64_t{1} << 30),
+                              static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw IoError("read failed", path_);
+    if (r == 0) break;
+    done += static_cast<uint64_t>(r);
+  }
+  return done;
 }
 
 void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw IoError("read failed", path_);
-    if (r == 0)
-      throw Error(ErrorCode::kCorrupt, path_ + ": truncated: wanted " + std::to_string(n) +
-                                           " bytes at offset " + std::to_string(offset) +
-                                           ", file has " + std::to_string(size_));
-    done += static_cast<uint64_t>(r);
-  }
+  if (ReadUpTo(offset, n, out) != n)
+    throw Error(ErrorCode::kCorrupt, path_ + ": truncated: wanted " + std::to_string(n) + " bytes at offset " +
+                                         std::to_string(offset) + ", the file had " + std::to_string(size()) +
+                                         " bytes when opened");
 }
 
 WriteFile::WriteFile(const std::string& path, bool create) : path_(path) {

@@ -1,35 +1,58 @@
 /// POSIX file access for block files: positional reads (pread, safe from many threads at once)
 /// and the writes the writer needs. Every failure names the path.
+///
+/// Reads never map files: a file truncated while mapped kills the reader with SIGBUS, and block
+/// files can be replaced under a reader (a FIFO or device in a file's place would hang it), so
+/// files are opened non-blocking and anything but a regular file is refused.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 
 namespace hzio {
 
+/// What identifies one version of a file: a file replaced by rename has another inode, one
+/// rewritten in place another size or mtime.
+struct FileIdentity {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+  /// "dev:ino:size:mtime", for version strings.
+  std::string ToString() const;
+};
+
+/// The identity of `path` (following links), or nullopt if it does not exist; throws kIo naming
+/// the path for any other failure.
+std::optional<FileIdentity> StatIdentity(const std::string& path);
+
 class ReadFile {
  public:
-  /// Opens `path` for reading; returns nullptr if it does not exist, throws kIo otherwise.
+  /// Opens `path` for reading (O_NONBLOCK: never waits on a FIFO or device); returns nullptr if it
+  /// does not exist, throws kIo "not a regular file" for a FIFO, device or directory, kIo otherwise.
   static std::shared_ptr<ReadFile> OpenIfExists(const std::string& path);
   ~ReadFile();
+  ReadFile(const ReadFile&) = delete;
+  ReadFile& operator=(const ReadFile&) = delete;
 
   const std::string& path() const { return path_; }
-  uint64_t size() const { return size_; }
+  /// The size when it was opened.
+  uint64_t size() const { return identity_.size; }
+  /// The identity of the opened file (fstat at open).
+  const FileIdentity& identity() const { return identity_; }
   /// Reads exactly n bytes at offset; a short read is kCorrupt ("truncated").
   void ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const;
-  /// The whole file mapped read-only (mapped on first use; null if mapping failed, in which case
-  /// callers use ReadAt). Saves the copy pread makes out of the page cache.
-  const uint8_t* Mapped() const;
+  /// Reads up to n bytes at offset, fewer only at the end of the file; returns the count read.
+  /// Throws kIo for an OS error.
+  uint64_t ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const;
 
  private:
-  ReadFile(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
+  ReadFile(std::string path, int fd, FileIdentity identity)
+      : path_(std::move(path)), fd_(fd), identity_(identity) {}
   std::string path_;
   int fd_;
-  uint64_t size_;
-  mutable std::once_flag map_once_;
-  mutable void* map_ = nullptr;
+  FileIdentity identity_;
 };
 
 class WriteFile {

@@ -1,0 +1,102 @@
+#include "hzio/access/box_assembler.h"
+
+#include <cstring>
+#include <vector>
+
+#include "hzio/access/sample_copy.h"
+#include "hzio/codec/codec.h"
+#include "hzio/util/byte_buffer.h"
+#include "hzio/util/error.h"
+
+namespace hzio {
+
+namespace {
+
+// Whether the plan moves every sample of a block, in the block's row-major order, onto one
+// contiguous range of the destination; `first` is then the range's first sample.
+bool ContiguousPlacement(const AxisCopy (&plan)[kMaxDims], int dims, const Point& src_count, const Point& dst_count,
+                         int64_t* first) {
+  int64_t src_pitch = 1, dst_pitch = 1, start = 0;
+  for (int d = 0; d < dims; ++d) {
+    const AxisCopy& a = plan[d];
+    if (a.count != src_count[d] || a.src_first != 0) return false;
+    if (a.count > 1 && (a.src_step != 1 || a.dst_step * dst_pitch != src_pitch)) return false;
+    start += a.dst_first * dst_pitch;
+    src_pitch *= src_count[d];
+    dst_pitch *= dst_count[d];
+  }
+  *first = start;
+  return true;
+}
+
+}  // namespace
+
+void DecodeBlock(const BlockSource& source, int field, uint64_t block, const EncodedBlock& encoded, uint8_t* out) {
+  const size_t out_size = source.DecodedBlockBytes(field);
+  if (encoded.codec == Codec::kRaw && encoded.data == out) {  // read into place by the source
+    Check(encoded.size == out_size, ErrorCode::kCorrupt,
+          encoded.where + ": raw block has " + std::to_string(encoded.size) + " bytes, expected " +
+              std::to_string(out_size));
+    return;
+  }
+  // The one decode call of every read path. Codecs that need the sample shape (contract 2) get
+  // it from here: the field (its default_compression spec) and source.layout().BlockGrid(block).
+  (void)block;
+  Decode(encoded.codec, encoded.data, encoded.size, out, out_size, encoded.where);
+}
+
+void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {
+  const BlockLayout& layout = source.layout();
+  const Field& field = source.header().fields[static_cast<size_t>(q.field)];
+  Check(field.dtype.ByteAligned(), ErrorCode::kUnsupported,
+        source.name() + ": field '" + field.name + "' has dtype " + field.dtype.ToString() +
+            "; only whole-byte sample types can be read");
+  const int64_t sb = field.dtype.SampleBytes();
+  const size_t block_bytes = source.DecodedBlockBytes(q.field);
+  const std::vector<uint8_t> fill = field.DefaultSample();
+  const Box region = q.grid.LogicBox();
+  const int dims = layout.dims();
+  const SampleSide dst{out, q.grid.count, nullptr};
+
+  const std::vector<uint64_t> blocks = layout.BlocksInRegion(region, q.levels);
+  std::vector<BlockKey> keys(blocks.size());
+  std::vector<uint8_t*> targets(blocks.size(), nullptr);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    keys[i] = BlockKey{q.field, q.time, blocks[i]};
+    AxisCopy plan[kMaxDims];
+    const Grid g = layout.BlockGrid(blocks[i]);
+    int64_t first = 0;
+    if (PlanGridCopy(g, q.grid, region, plan) && ContiguousPlacement(plan, dims, g.count, q.grid.count, &first))
+      targets[i] = out + first * sb;
+  }
+
+  source.FetchInto(keys, targets, [&](size_t i, EncodedBlock&& b) {
+    const uint64_t id = blocks[i];
+    const Grid g = layout.BlockGrid(id);
+    AxisCopy plan[kMaxDims];
+    if (!PlanGridCopy(g, q.grid, region, plan)) return;
+    if (!b.present) {
+      FillSamples(plan, dims, dst, fill.data(), sb);
+      return;
+    }
+    thread_local ByteBuffer scratch;
+    if (targets[i] && b.row_major) {  // the block is its range of the result: decode it there
+      DecodeBlock(source, q.field, id, b, targets[i]);
+      return;
+    }
+    const uint8_t* samples = b.data;
+    if (b.codec == Codec::kRaw && b.data != targets[i]) {
+      Check(b.size == block_bytes, ErrorCode::kCorrupt,
+            b.where + ": raw block has " + std::to_string(b.size) + " bytes, expected " + std::to_string(block_bytes));
+    } else {  // compressed, or a raw hz block read into the result's memory: permuted from a copy
+      scratch.Resize(block_bytes);
+      if (b.data == targets[i]) std::memcpy(scratch.data(), b.data, block_bytes);
+      else DecodeBlock(source, q.field, id, b, scratch.data());
+      samples = scratch.data();
+    }
+    const uint32_t* map = b.row_major ? nullptr : layout.RowMajorToHz(layout.BlockLevel(id)).data();
+    CopySamples(plan, dims, SampleSide{const_cast<uint8_t*>(samples), g.count, map}, dst, sb);
+  });
+}
+
+}  // namespace hzio

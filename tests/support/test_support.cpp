@@ -1,0 +1,110 @@
+#include "support/test_support.h"
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "hzio/access/dataset_writer.h"
+#include "hzio/format/idx_header.h"
+
+namespace hzio::testing {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::random_device rd;
+  path_ = fs::temp_directory_path() / ("hzio_test_" + std::to_string(rd()) + std::to_string(rd()));
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string GoldenPath(const std::string& rel) { return std::string(HZIO_GOLDEN_DIR) + "/" + rel; }
+
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string CopyGolden(const TempDir& dir, const std::string& name) {
+  fs::copy(GoldenPath(name), dir.path() / name, fs::copy_options::recursive);
+  return (dir.path() / name / "visus.idx").string();
+}
+
+float SyntheticValue(int64_t x, int64_t y, int64_t z, int64_t t) {
+  return static_cast<float>(static_cast<double>(x + 1000 * y + 1000000 * z) + 1e9 * static_cast<double>(t));
+}
+
+std::string WriteSyntheticDataset(const TempDir& dir, int64_t nx, int64_t ny, int64_t nz, int64_t times) {
+  SyntheticLayout layout;
+  layout.times = times;
+  return WriteSyntheticDataset(dir, nx, ny, nz, layout);
+}
+
+std::string WriteSyntheticDataset(const TempDir& dir, int64_t nx, int64_t ny, int64_t nz,
+                                  const SyntheticLayout& layout) {
+  const std::string idx = dir.File(layout.name);
+  IdxHeader h;
+  h.box = Box{Point{0, 0, 0}, Point{nx, ny, nz}};
+  h.fields.push_back(Field::Parse(layout.field, 6));
+  if (layout.times > 1) h.time = TimeSpec::Range(0, layout.times - 1, "time_%02d/");
+  h.bits_per_block = layout.bits_per_block;
+  h.blocks_per_file = layout.blocks_per_file;
+  CreateEmptyDataset(idx, h);
+  for (int64_t t = 0; t < layout.times; ++t) {
+    WriterOptions options;
+    options.allow_existing = true;
+    DatasetWriter w(idx, h, options);
+    std::vector<float> a(static_cast<size_t>(nx * ny * nz));
+    for (int64_t z = 0; z < nz; ++z)
+      for (int64_t y = 0; y < ny; ++y)
+        for (int64_t x = 0; x < nx; ++x) a[static_cast<size_t>(x + nx * (y + ny * z))] = SyntheticValue(x, y, z, t);
+    w.Write(0, t, h.box, reinterpret_cast<const uint8_t*>(a.data()));
+    w.Finish();
+  }
+  return idx;
+}
+
+::testing::AssertionResult IsError(const std::exception_ptr& error, ErrorCode code,
+                                   std::initializer_list<std::string> parts) {
+  if (!error) return ::testing::AssertionFailure() << "no error";
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (e.code() != code)
+      return ::testing::AssertionFailure() << "error code " << ErrorCodeName(e.code()) << ", expected "
+                                           << ErrorCodeName(code) << ": " << what;
+    for (const std::string& p : parts)
+      if (what.find(p) == std::string::npos)
+        return ::testing::AssertionFailure() << "message lacks '" << p << "': " << what;
+    return ::testing::AssertionSuccess() << what;
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "not an hzio::Error: " << e.what();
+  }
+}
+
+::testing::AssertionResult ThrowsError(const std::function<void()>& fn, ErrorCode code,
+                                       std::initializer_list<std::string> parts) {
+  try {
+    fn();
+  } catch (...) {
+    return IsError(std::current_exception(), code, parts);
+  }
+  return ::testing::AssertionFailure() << "no error was thrown";
+}
+
+}  // namespace hzio::testing
