@@ -1,11 +1,11 @@
 """Storage faults under a running server (issues 14 and 19): block files that are truncated,
 vanish, are replaced by a directory, a FIFO or a character device while the server runs. The
-clients who ask for those blocks get a clear error naming the problem, never default-filled data
-that looks right; every other query, /health and /metrics keep answering; SIGTERM still stops the
-server within 5 s.
+clients who ask for those blocks get a clear error naming the file (a vanished file of an unchanged
+dataset is the format's missing block), never samples; every other query, /health and /metrics
+keep answering; SIGTERM still stops the server within 5 s.
 
-Depends on WP blocksource's block reads (pread, O_NONBLOCK, regular files only, kChanged): with the
-memory-mapped reads of before, a truncated file is a SIGBUS and a FIFO blocks a worker forever."""
+Relies on the block reads of WP blocksource (pread, O_NONBLOCK, regular files only, kChanged): with
+the memory-mapped reads of before, a truncated file read as data and a FIFO blocked a worker."""
 import os
 import shutil
 import subprocess
@@ -54,7 +54,7 @@ class StorageFaults(unittest.TestCase):
         return os.path.join(self.tmp, "d", self.files[i])
 
     def first_block(self, i):
-        return int(self.files[i].split(".")[0], 16) * 2  # file names are block // blocksperfile in hex
+        return int(self.files[i].split(".")[0], 16)  # a file is named by its first block (idx-format.md §4.4)
 
     def assert_clear_error(self, block, *words):
         st, h, body = S.request(self.server.port, blockquery("d", block), timeout=30)
@@ -78,9 +78,13 @@ class StorageFaults(unittest.TestCase):
             f.truncate(os.path.getsize(self.path(1)) // 2)
         self.assert_clear_error(self.first_block(1) + 1)
         self.assert_alive()
-        # Vanished.
+        # Vanished while the header still names it: per TEAM contract 3 a missing file of an unchanged
+        # dataset is the format's missing block (idx-format.md §4.6), answered as such (404 part),
+        # never as samples.
         os.remove(self.path(2))
-        self.assert_clear_error(self.first_block(2))
+        st, h, body = S.request(self.server.port, blockquery("d", self.first_block(2)), timeout=30)
+        self.assertEqual(st, 404)
+        self.assertEqual(body, b"")
         self.assert_alive()
         # Replaced by a directory.
         os.remove(self.path(3))
@@ -122,7 +126,7 @@ class StuckWorkers(unittest.TestCase):
             os.mkfifo(fifo)
             server = H.HzioServer(["d=" + idx], ["--threads", "2", "--shutdown-grace", "2"],
                                   stderr_path=os.path.join(tmp, "server.log"))
-            block = int(files[1].split(".")[0], 16) * 2
+            block = int(files[1].split(".")[0], 16)
             askers = [threading.Thread(target=lambda: S.request(server.port, blockquery("d", block), timeout=20))
                       for _ in range(4)]
             for t in askers:
