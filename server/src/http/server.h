@@ -34,6 +34,11 @@ class HttpServer {
 
   /// Serves until Stop() or a stop signal.
   void Run();
+  /// Run(), handling SIGINT/SIGTERM (no reload) first when `handle_signals` (embedding, tests).
+  void Run(bool handle_signals) {
+    if (handle_signals) HandleSignals({});
+    Run();
+  }
   /// Asks Run() to return (thread-safe).
   void Stop();
   /// Reloads now, as SIGHUP does (thread-safe); returns false when the new configuration was refused.
