@@ -108,17 +108,30 @@ class TlsAndUsers(unittest.TestCase):
 
     def test_openvisus_client_over_https(self):
         # OpenVisus 2.2.149 reads https through libcurl, which takes the CA from SSL_CERT_FILE. Its URL
-        # parser cannot take `user:password@` (it fails with "stoi" before sending anything), so it
-        # reads the public dataset here; credentials in URLs are exercised with the hzio client above.
+        # parser cannot take `user:password@` (it fails with "stoi" before sending anything); it sends
+        # HTTP Basic credentials given as the URL parameters ~auth_username and ~auth_password
+        # (idx-format.md §7.9), which it removes from the URL before sending.
         env = dict(os.environ, SSL_CERT_FILE=self.ca, CURL_CA_BUNDLE=self.ca)
         script = ("import OpenVisus as ov, numpy as np, sys\n"
                   "db = ov.LoadDataset(sys.argv[1])\n"
                   "np.save(sys.argv[2], db.read(max_resolution=db.getMaxResolution()))\n")
-        out = os.path.join(self.tmp, "ov_rgb.npy")
-        r = subprocess.run([sys.executable, "-c", script, self.server.base + "/mod_visus?dataset=rgb", out],
-                           capture_output=True, text=True, timeout=300, env=env)
+
+        def openvisus_read(name, extra=""):
+            out = os.path.join(self.tmp, "ov_%s.npy" % name)
+            r = subprocess.run([sys.executable, "-c", script,
+                                self.server.base + "/mod_visus?dataset=" + name + extra, out],
+                               capture_output=True, text=True, timeout=300, env=env)
+            return r, out
+
+        r, out = openvisus_read("rgb")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         np.testing.assert_array_equal(np.load(out), H.load(self.paths["rgb"]).read())
+        # A dataset only ana may read: with her password in OpenVisus's auth parameters, and without.
+        r, out = openvisus_read("f32", "&~auth_username=ana&~auth_password=" + PASSWORDS["ana"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        np.testing.assert_array_equal(np.load(out), H.load(self.paths["f32"]).read())
+        r, _ = openvisus_read("f32")
+        self.assertNotEqual(r.returncode, 0, r.stdout)
 
     def test_access_matrix(self):
         ana, bob = S.basic("ana", PASSWORDS["ana"]), S.bearer(BOB_TOKEN)
