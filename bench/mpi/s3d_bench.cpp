@@ -206,7 +206,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
   if (o.variants) {
     auto with = [&](const std::string& restructure, int64_t aggs) {
       hzio::mpi::WriteOptions w;
-      w.restructure = hzio::mpi::RestructureSpec::Parse(restructure, 3);
+      w.restructure = hzio::RestructureSpec::Parse(restructure, 3);
       w.aggregators = aggs;
       return [&c, w](const std::string& d) { return HzioWrite(c, d, w); };
     };

@@ -1,6 +1,4 @@
-// Pure pieces of hzio::mpi, checked exhaustively on small cases: even splits and their inverse,
-// aggregator placement, decompositions that cover the domain exactly once, and HZ encoding of
-// restructured boxes against the per-sample HZ address (idx-format.md §3.1–3.2).
+// HZ encoding of restructured boxes against the per-sample HZ address (idx-format.md §3.1–3.2).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,60 +6,11 @@
 #include <map>
 
 #include "hzio/hz/hz_order.h"
-#include "hzio/mpi/aggregation.h"
-#include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/hz_encode.h"
-#include "hzio/mpi/imposed_grid.h"
+#include "hzio/hz/imposed_grid.h"
 
 namespace hzio::mpi {
 namespace {
-
-TEST(Aggregation, EvenSplitOwnerInvertsEvenSplit) {
-  for (int64_t n = 1; n <= 40; ++n)
-    for (int64_t parts = 1; parts <= 12; ++parts) {
-      int64_t covered = 0;
-      for (int64_t p = 0; p < parts; ++p) {
-        const Span s = EvenSplit(n, parts, p);
-        EXPECT_LE(s.size(), n / parts + 1);
-        EXPECT_GE(s.size(), n / parts);
-        for (int64_t i = s.begin; i < s.end; ++i) EXPECT_EQ(EvenSplitOwner(n, parts, i), p) << n << " " << parts;
-        covered += s.size();
-      }
-      EXPECT_EQ(covered, n);
-    }
-}
-
-TEST(Aggregation, AggregatorsAreSpreadAndFoundBack) {
-  for (int ranks = 1; ranks <= 16; ++ranks)
-    for (int64_t aggs = 1; aggs <= ranks; ++aggs) {
-      int64_t found = 0;
-      for (int r = 0; r < ranks; ++r) {
-        const int64_t a = AggregatorOfRank(r, aggs, ranks);
-        if (a >= 0) {
-          EXPECT_EQ(AggregatorRank(a, aggs, ranks), r);
-          ++found;
-        }
-      }
-      EXPECT_EQ(found, aggs);
-    }
-}
-
-TEST(Decomposition, PiecesCoverTheDomainExactlyOnce) {
-  const Box domain(Point{0, 0, 0}, Point{13, 7, 5});
-  for (int ranks : {1, 2, 3, 4, 6, 8})
-    for (int64_t k : {1, 2, 3, 4}) {
-      const Point grid = DefaultGrid(ranks, 3);
-      ASSERT_EQ(grid.Product(), ranks);
-      std::map<std::tuple<int64_t, int64_t, int64_t>, int> hits;
-      for (int r = 0; r < ranks; ++r)
-        for (const Box& b : RankPieces(domain, grid, k, r))
-          for (int64_t z = b.p1[2]; z < b.p2[2]; ++z)
-            for (int64_t y = b.p1[1]; y < b.p2[1]; ++y)
-              for (int64_t x = b.p1[0]; x < b.p2[0]; ++x) ++hits[{x, y, z}];
-      EXPECT_EQ(static_cast<int64_t>(hits.size()), domain.Size().Product()) << ranks << " ranks, k=" << k;
-      for (const auto& [p, n] : hits) EXPECT_EQ(n, 1);
-    }
-}
 
 // Every sample of an aligned box appears exactly once, at the hz its position has.
 TEST(HzEncode, RunsHoldEverySampleAtItsHzAddress) {

@@ -10,7 +10,7 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/block_reading.h"
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/file_portions.h"
@@ -259,11 +259,11 @@ IoStats ParallelWriter::Write() {
     if (my_agg >= 0 && !cells_cover_blocks) {
       const Span units = plan.Units(my_agg);
       std::vector<std::vector<uint8_t>> fills;
-      for (const Field& field : header_.fields) fills.push_back(DefaultSample(field));
+      for (const Field& field : header_.fields) fills.push_back(field.DefaultSample());
       for (int64_t u = units.begin; u < units.end; ++u) {
         if (!BlockTouchesBox(layout, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
         for (int f = 0; f < nfields; ++f)
-          FillSamples(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
+          FillWithSample(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
                       int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
       }
     }

@@ -24,7 +24,7 @@
 
 #include "hzio/format/idx_header.h"
 #include "hzio/mpi/aggregation_window.h"
-#include "hzio/mpi/imposed_grid.h"
+#include "hzio/hz/imposed_grid.h"
 #include "hzio/mpi/restructure.h"
 #include "hzio/mpi/stats.h"
 
