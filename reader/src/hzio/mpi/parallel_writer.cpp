@@ -14,7 +14,7 @@
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/file_portions.h"
-#include "hzio/mpi/hz_encode.h"
+#include "hzio/hz/box_encoder.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
 
@@ -211,7 +211,7 @@ IoStats ParallelWriter::Write() {
 
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
-  const HzEncoder encoder(header_.bitmask, grid.cell_size());
+  const BoxEncoder encoder(header_.bitmask, grid.cell_size());
   // The part of any cell the encoder reads: the dataset box rounded out to whole subtrees.
   Box touched = header_.box;
   for (int d = 0; d < dims; ++d) {
@@ -297,8 +297,8 @@ IoStats ParallelWriter::Write() {
             const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
             const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
             const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
-            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunDestination{to + displacement, n};
-            return RunDestination{staging.Add(plan.Rank(agg), displacement, n * sb), n};
+            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
+            return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
           });
           rb.Release(f);  // the cell copy is no longer needed
         }
