@@ -324,7 +324,8 @@ IoStats ParallelWriter::Write() {
 
     // I/O: aggregators encode and write their files (or parts of shared files).
     t0 = MPI_Wtime();
-    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync);
+    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
+                                           options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
     stats.local.io += MPI_Wtime() - t0;
   }
 
