@@ -150,6 +150,13 @@ SubtreeCoder::SubtreeCoder(const Bitmask& bitmask, int level, int bits, const Po
     --k;
   }
   tile_bits_ = k;
+  // Moving from tile i-1 to tile i sets tile-index bit tz = countr_zero(i) and clears the bits
+  // below it, all of which were set: the base offset changes by contribution(tz) minus theirs.
+  int64_t below = 0;
+  for (int j = 0; j < bits - k; ++j) {
+    tile_step_.push_back(contribution_[static_cast<size_t>(k + j)] - below);
+    below += contribution_[static_cast<size_t>(k + j)];
+  }
   tile_extent_ = Point(n, 1);
   for (int b = 0; b < k; ++b) tile_extent_[axis_[static_cast<size_t>(b)]] *= 2;
   // The tile's rows along axis 0 (contiguous in the usual row-major array), for prefetching.
@@ -232,13 +239,9 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
   const uint64_t z = SubtreeZ(origin);
   std::vector<Cursor> cursors(static_cast<size_t>(bits_));
   for (int t = 0; t < bits_; ++t) cursors[static_cast<size_t>(t)] = Cursor{RunStart(z, t), RunLength(t)};
-  // cum[j]: the offset of tile-index bits 0..j-1 all set (what an increment clears below bit j).
-  std::vector<int64_t> cum(static_cast<size_t>(bits_ - k) + 1, 0);
-  for (int j = 0; j < bits_ - k; ++j) cum[static_cast<size_t>(j) + 1] = cum[static_cast<size_t>(j)] + contribution_[static_cast<size_t>(k + j)];
   const uint64_t tiles = uint64_t{1} << (bits_ - k);
   const auto next_base = [&](uint64_t tile, int64_t base) {
-    const int tz = std::countr_zero(tile);
-    return base + contribution_[static_cast<size_t>(k + tz)] - cum[static_cast<size_t>(tz)];
+    return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
   };
   int64_t base = 0;
   for (uint64_t tile = 0; tile < tiles; ++tile) {
@@ -288,12 +291,9 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
         if (inside(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
       }
     });
-  std::vector<int64_t> cum(static_cast<size_t>(bits_ - k) + 1, 0);
-  for (int j = 0; j < bits_ - k; ++j) cum[static_cast<size_t>(j) + 1] = cum[static_cast<size_t>(j)] + contribution_[static_cast<size_t>(k + j)];
   const uint64_t tiles = uint64_t{1} << (bits_ - k);
   const auto next_base = [&](uint64_t tile, int64_t base) {
-    const int tz = std::countr_zero(tile);
-    return base + contribution_[static_cast<size_t>(k + tz)] - cum[static_cast<size_t>(tz)];
+    return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
   };
   int64_t base = 0;
   for (uint64_t tile = 0; tile < tiles; ++tile) {

@@ -80,6 +80,7 @@ class SubtreeCoder {
   int64_t sample_bytes_;
   Point extent_, tile_extent_;
   std::vector<int64_t> contribution_;     // per Z bit: array offset (samples) of that bit
+  std::vector<int64_t> tile_step_;        // per tile-index bit: base change when it is the one set
   std::vector<int> axis_, coord_bit_;     // per Z bit: the axis and lattice coordinate bit it carries
   std::vector<uint32_t> tile_table_;      // in-tile hz index -> array offset (samples)
   std::vector<uint16_t> tile_points_;     // in-tile hz index -> local coordinates (dims per entry)
