@@ -40,5 +40,17 @@ TEST(SampleCopy, StreamedRowsEqualCachedStores) {
   }
 }
 
+TEST(SampleCopy, FillRepeatedWritesEverySampleAndNothingBeyond) {
+  for (size_t sb : {1, 3, 4, 12}) {
+    const std::vector<uint8_t> value = {9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12};
+    for (size_t samples : {0, 1, 2, 5, 64, 1000}) {
+      std::vector<uint8_t> out(samples * sb + 7, 0xEE);
+      FillRepeated(out.data(), samples * sb, value.data(), sb);
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_EQ(out[i], i < samples * sb ? value[i % sb] : 0xEE) << "byte " << i << " of " << samples << " x " << sb;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hzio

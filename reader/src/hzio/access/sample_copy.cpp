@@ -1,5 +1,6 @@
 #include "hzio/access/sample_copy.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hzio/util/stream_copy.h"
@@ -137,6 +138,12 @@ void FillSamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& d
       std::memcpy(dst.data + di * sample_bytes, value, static_cast<size_t>(sample_bytes));
     }
   });
+}
+
+void FillRepeated(uint8_t* data, size_t bytes, const uint8_t* value, size_t sample_bytes) {
+  if (bytes == 0) return;
+  std::memcpy(data, value, std::min(sample_bytes, bytes));
+  for (size_t done = sample_bytes; done < bytes; done *= 2) std::memcpy(data + done, data, std::min(done, bytes - done));
 }
 
 int64_t PlannedSamples(const AxisCopy (&plan)[kMaxDims], int dims) {

@@ -28,6 +28,10 @@ void CopySamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& s
 void FillSamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& dst,
                  const uint8_t* value, int64_t sample_bytes);
 
+/// Fills `bytes` of memory (a multiple of `sample_bytes`) with copies of one sample: a few
+/// memcpy calls of doubling size, not one per sample.
+void FillRepeated(uint8_t* data, size_t bytes, const uint8_t* value, size_t sample_bytes);
+
 /// Number of samples a plan moves.
 int64_t PlannedSamples(const AxisCopy (&plan)[kMaxDims], int dims);
 
