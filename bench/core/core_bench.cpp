@@ -1,11 +1,21 @@
-// Serial read/write benchmark driver for hzio::core (issue 2, design.md §7). Every buffer is
-// allocated and touched before timing (page faults are slow on the benchmark VM), so the timed
-// region is the library's own work. Prints one JSON object per command.
+// Serial read/write benchmark driver for hzio::core (issues 2 and 18, design.md §7). Every buffer
+// is allocated and touched before timing (page faults are slow on the benchmark VM: ~1.4 GB/s),
+// so the timed region is the library's own work. Result buffers are advised as huge pages, as
+// numpy does for large arrays. Prints one JSON object per command; "cpu_s" is the process's CPU
+// time per run (user + system), a steadier figure than wall time on a shared machine.
 //
-//   hzio-bench-core read IDX [--level H] [--repeat N]        box query of the whole dataset
+//   hzio-bench-core read IDX [--level H] [--box BOX] [--repeat N] [--cold]
+//       a box query (default: the whole dataset at full resolution). --cold drops the page cache
+//       before every run (root: sync; echo 3 > /proc/sys/vm/drop_caches) and skips the warm-up.
+//   hzio-bench-core seqread FILE... [--repeat N] [--cold]
+//       the disk's sequential buffered read: the files one after the other, 1 MiB reads (as cat).
 //   hzio-bench-core write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L]
 //                   [--bitsperblock N] [--blocksperfile N] [--repeat N]
 //   hzio-bench-core memcpy BYTES [--repeat N]
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -17,6 +27,7 @@
 
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
+#include "hzio/util/large_allocation.h"
 #include "hzio/util/strings.h"
 
 namespace {
@@ -24,6 +35,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -36,35 +54,89 @@ std::string Option(int argc, char** argv, const std::string& name, const std::st
   return fallback;
 }
 
-void Touch(std::vector<uint8_t>& buf) {
-  for (size_t i = 0; i < buf.size(); i += 4096) buf[i] = 1;
+bool Flag(int argc, char** argv, const std::string& name) {
+  for (int i = 0; i < argc; ++i)
+    if (argv[i] == name) return true;
+  return false;
 }
 
-std::string Json(const std::vector<double>& times, int64_t bytes, const std::string& extra) {
+// Memory as a large result gets it: huge-page advised, every page touched before timing.
+hzio::LargeAllocation Touched(size_t bytes) {
+  hzio::LargeAllocation a(std::max<size_t>(bytes, 1));
+  for (size_t i = 0; i < a.size(); i += 4096) a.data()[i] = 1;
+  return a;
+}
+
+// The kernel drops clean cached pages of every file; needs root.
+void DropCaches() {
+  ::sync();
+  std::ofstream f("/proc/sys/vm/drop_caches");
+  f << "3\n";
+  f.flush();
+  if (!f) throw std::runtime_error("--cold: cannot write /proc/sys/vm/drop_caches (run as root)");
+}
+
+// Runs fn `repeat` times (before() and, when cold, dropping caches untimed before each); prints
+// the JSON line.
+template <typename Fn, typename Before>
+void Time(int repeat, bool cold, int64_t bytes, const std::string& extra, Fn&& fn, Before&& before) {
+  std::vector<double> times;
+  double cpu = 0;
+  for (int i = 0; i < repeat; ++i) {
+    before();
+    if (cold) DropCaches();
+    const double c0 = CpuSeconds();
+    const auto t0 = Clock::now();
+    fn();
+    times.push_back(Seconds(t0, Clock::now()));
+    cpu += CpuSeconds() - c0;
+  }
   std::string s = "{\"median_s\":" + std::to_string(Median(times)) + ",\"bytes\":" + std::to_string(bytes) +
-                  ",\"gb_per_s\":" + std::to_string(static_cast<double>(bytes) / Median(times) / 1e9) + ",\"runs\":[";
+                  ",\"gb_per_s\":" + std::to_string(static_cast<double>(bytes) / Median(times) / 1e9) +
+                  ",\"cpu_s\":" + std::to_string(cpu / repeat) + ",\"cold\":" + (cold ? "true" : "false") + ",\"runs\":[";
   for (size_t i = 0; i < times.size(); ++i) s += (i ? "," : "") + std::to_string(times[i]);
-  return s + "]" + extra + "}";
+  std::cout << s << "]" << extra << "}\n";
+}
+
+template <typename Fn>
+void Time(int repeat, bool cold, int64_t bytes, const std::string& extra, Fn&& fn) {
+  Time(repeat, cold, bytes, extra, fn, [] {});
 }
 
 int Read(int argc, char** argv) {
   auto ds = hzio::OpenDataset(argv[2]);
   hzio::BoxQuery q;
   q.level = std::stoi(Option(argc, argv, "--level", std::to_string(ds->header().maxh())));
+  if (const std::string box = Option(argc, argv, "--box", ""); !box.empty()) q.box = hzio::Box::ParseRanges(box);
   const int repeat = std::stoi(Option(argc, argv, "--repeat", "5"));
-  hzio::Dataset::Resolved r = ds->Resolve(q);
-  const int64_t bytes = ds->header().fields[0].dtype.BytesFor(r.grid.NumSamples());
-  std::vector<uint8_t> out(static_cast<size_t>(bytes));
-  Touch(out);
-  ds->ReadInto(r, out.data());  // warm the page cache and the block tables
-  std::vector<double> times;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = Clock::now();
-    ds->ReadInto(r, out.data());
-    times.push_back(Seconds(t0, Clock::now()));
-  }
-  std::cout << Json(times, bytes, ",\"level\":" + std::to_string(*q.level) + ",\"samples\":" +
-                                      std::to_string(r.grid.NumSamples())) << "\n";
+  const bool cold = Flag(argc, argv, "--cold");
+  const hzio::Dataset::Resolved r = ds->Resolve(q);
+  const int64_t bytes = ds->header().fields[static_cast<size_t>(r.field)].dtype.BytesFor(r.grid.NumSamples());
+  hzio::LargeAllocation out = Touched(static_cast<size_t>(bytes));
+  if (!cold) ds->ReadInto(r, out.data());  // warm the page cache and the block tables
+  Time(repeat, cold, bytes,
+       ",\"level\":" + std::to_string(*q.level) + ",\"samples\":" + std::to_string(r.grid.NumSamples()),
+       [&] { ds->ReadInto(r, out.data()); });
+  return 0;
+}
+
+int SeqRead(int argc, char** argv) {
+  std::vector<std::string> files;
+  for (int i = 2; i < argc && std::string(argv[i]).rfind("--", 0) != 0; ++i) files.push_back(argv[i]);
+  const int repeat = std::stoi(Option(argc, argv, "--repeat", "3"));
+  const bool cold = Flag(argc, argv, "--cold");
+  int64_t bytes = 0;
+  for (const std::string& f : files) bytes += static_cast<int64_t>(std::filesystem::file_size(f));
+  hzio::LargeAllocation buffer = Touched(size_t{1} << 20);
+  Time(repeat, cold, bytes, ",\"files\":" + std::to_string(files.size()), [&] {
+    for (const std::string& f : files) {
+      const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw std::runtime_error("cannot open " + f);
+      while (::read(fd, buffer.data(), buffer.size()) > 0) {
+      }
+      ::close(fd);
+    }
+  });
   return 0;
 }
 
@@ -86,34 +158,34 @@ int Write(int argc, char** argv) {
   h.bits_per_block = std::stoi(Option(argc, argv, "--bitsperblock", "0"));
   h.blocks_per_file = std::stoll(Option(argc, argv, "--blocksperfile", "0"));
   const int repeat = std::stoi(Option(argc, argv, "--repeat", "3"));
-  std::vector<uint8_t> data(static_cast<size_t>(f.dtype.BytesFor(box.Size().Product())));
-  std::ifstream(raw, std::ios::binary).read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  std::vector<double> times;
-  for (int i = 0; i < repeat; ++i) {
+  const int64_t bytes = f.dtype.BytesFor(box.Size().Product());
+  hzio::LargeAllocation data = Touched(static_cast<size_t>(bytes));
+  std::ifstream(raw, std::ios::binary).read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
+  auto clear = [&] {
     std::filesystem::remove_all(std::filesystem::path(out).replace_extension(""));
     std::filesystem::remove(out);
-    auto t0 = Clock::now();
-    hzio::DatasetWriter w(out, h);
-    w.Write(0, 0, box, data.data());
-    w.Finish();
-    times.push_back(Seconds(t0, Clock::now()));
-  }
-  std::cout << Json(times, static_cast<int64_t>(data.size()), ",\"compression\":\"" + compression + "\"") << "\n";
+  };
+  Time(
+      repeat, false, bytes, ",\"compression\":\"" + compression + "\"",
+      [&] {
+        hzio::DatasetWriter w(out, h);
+        w.Write(0, 0, box, data.data());
+        w.Finish();
+      },
+      clear);
   return 0;
 }
 
 int Memcpy(int argc, char** argv) {
   const int64_t bytes = std::stoll(argv[2]);
   const int repeat = std::stoi(Option(argc, argv, "--repeat", "5"));
-  std::vector<uint8_t> a(static_cast<size_t>(bytes), 3), b(static_cast<size_t>(bytes), 0);
-  std::vector<double> times;
-  for (int i = 0; i < repeat; ++i) {
-    auto t0 = Clock::now();
-    std::memcpy(b.data(), a.data(), a.size());
-    times.push_back(Seconds(t0, Clock::now()));
-    a[static_cast<size_t>(i)] = b[static_cast<size_t>(bytes - 1 - i)];  // keep the copy observable
-  }
-  std::cout << Json(times, bytes, "") << "\n";
+  hzio::LargeAllocation a = Touched(static_cast<size_t>(bytes)), b = Touched(static_cast<size_t>(bytes));
+  int i = 0;
+  Time(repeat, false, bytes, "", [&] {
+    std::memcpy(b.data(), a.data(), static_cast<size_t>(bytes));
+    a.data()[i] = b.data()[bytes - 1 - i];  // keep the copy observable
+    ++i;
+  });
   return 0;
 }
 
@@ -123,10 +195,12 @@ int main(int argc, char** argv) {
   try {
     const std::string cmd = argc > 2 ? argv[1] : "";
     if (cmd == "read") return Read(argc, argv);
+    if (cmd == "seqread") return SeqRead(argc, argv);
     if (cmd == "write" && argc > 3) return Write(argc, argv);
     if (cmd == "memcpy") return Memcpy(argc, argv);
-    std::cerr << "usage: hzio-bench-core read IDX [--level H] [--repeat N] | write RAW OUT.idx --dims X,Y,Z "
-                 "--dtype T [--compression C] [--layout L] [--repeat N] | memcpy BYTES [--repeat N]\n";
+    std::cerr << "usage: hzio-bench-core read IDX [--level H] [--box BOX] [--repeat N] [--cold] | seqread FILE... "
+                 "[--repeat N] [--cold] | write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L] "
+                 "[--repeat N] | memcpy BYTES [--repeat N]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "hzio-bench-core: " << e.what() << "\n";
