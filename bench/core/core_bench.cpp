@@ -12,11 +12,18 @@
 //   hzio-bench-core write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L]
 //                   [--bitsperblock N] [--blocksperfile N] [--repeat N]
 //   hzio-bench-core memcpy BYTES [--repeat N]
+//   hzio-bench-core generate X,Y,Z          float32 samples of a known formula to stdout (x fastest)
+//   hzio-bench-core check X,Y,Z [--strides SX,SY,SZ]
+//       stdin (raw, x fastest) equals `generate`'s samples (every S-th along each axis, as a coarser
+//       level of a dataset holds): exit 1 naming the first difference
+// generate | hzio convert - and hzio read -o - | check write and verify an array larger than
+// memory or disk space allows to keep twice (issue 18).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -191,6 +198,100 @@ int Memcpy(int argc, char** argv) {
 
 }  // namespace
 
+// The sample at (x, y, z): integers below 2^24 are exact in float32, and the mix makes a sample
+// placed at a wrong position differ from the expected one.
+inline float Sample(uint64_t x, uint64_t y, uint64_t z) {
+  uint64_t h = (x * 0x9E3779B97F4A7C15ull) ^ (y * 0xC2B2AE3D27D4EB4Full) ^ (z * 0x165667B19E3779F9ull);
+  h ^= h >> 29;
+  return static_cast<float>(h & 0xFFFFFF);
+}
+
+hzio::Point ParseXyz(const std::string& text) {
+  const hzio::Box b = hzio::Box::ParseRanges([&] {
+    std::string r;
+    for (const std::string& part : hzio::Split(text, ',')) r += (r.empty() ? "0:" : ",0:") + part;
+    return r;
+  }());
+  return b.Size();
+}
+
+constexpr size_t kRowsPerWrite = 256;
+
+int Generate(int argc, char** argv) {
+  const hzio::Point dims = ParseXyz(argv[2]);
+  (void)argc;
+  const int64_t nx = dims[0], ny = dims[1], nz = dims.dims > 2 ? dims[2] : 1;
+  std::vector<float> rows(static_cast<size_t>(nx) * kRowsPerWrite);
+  for (int64_t z = 0; z < nz; ++z)
+    for (int64_t y0 = 0; y0 < ny; y0 += static_cast<int64_t>(kRowsPerWrite)) {
+      const int64_t count = std::min<int64_t>(static_cast<int64_t>(kRowsPerWrite), ny - y0);
+      for (int64_t r = 0; r < count; ++r)
+        for (int64_t x = 0; x < nx; ++x)
+          rows[static_cast<size_t>(r * nx + x)] = Sample(static_cast<uint64_t>(x), static_cast<uint64_t>(y0 + r),
+                                                         static_cast<uint64_t>(z));
+      const auto* p = reinterpret_cast<const char*>(rows.data());
+      size_t left = static_cast<size_t>(count * nx) * sizeof(float);
+      while (left > 0) {
+        const ssize_t n = ::write(STDOUT_FILENO, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw std::runtime_error(std::string("generate: cannot write to stdout: ") + std::strerror(errno));
+        p += n;
+        left -= static_cast<size_t>(n);
+      }
+    }
+  return 0;
+}
+
+// Reads exactly `bytes` from stdin (false at a clean end of input before any byte).
+bool ReadFully(uint8_t* out, size_t bytes) {
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::read(STDIN_FILENO, out + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("check: cannot read stdin: ") + std::strerror(errno));
+    if (n == 0) {
+      if (done == 0) return false;
+      throw std::runtime_error("check: input ends inside a row");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+int CheckStream(int argc, char** argv) {
+  const hzio::Point dims = ParseXyz(argv[2]);
+  const int64_t fx = dims[0], fy = dims[1], fz = dims.dims > 2 ? dims[2] : 1;
+  // A level's samples are those whose coordinates are multiples of its strides (idx-format.md
+  // §4.1): read them off a full-resolution dataset with `--level H`, strides from `hzio info`.
+  int64_t sx = 1, sy = 1, sz = 1;
+  if (const std::string st = Option(argc, argv, "--strides", ""); !st.empty()) {
+    const hzio::Point s = ParseXyz(st);
+    sx = s[0];
+    sy = s[1];
+    sz = s.dims > 2 ? s[2] : 1;
+  }
+  const int64_t nx = (fx + sx - 1) / sx, ny = (fy + sy - 1) / sy, nz = (fz + sz - 1) / sz;
+  std::vector<float> row(static_cast<size_t>(nx));
+  for (int64_t z = 0; z < nz; ++z)
+    for (int64_t y = 0; y < ny; ++y) {
+      if (!ReadFully(reinterpret_cast<uint8_t*>(row.data()), row.size() * sizeof(float)))
+        throw std::runtime_error("check: input ends at row y=" + std::to_string(y) + " z=" + std::to_string(z));
+      for (int64_t x = 0; x < nx; ++x) {
+        const float want = Sample(static_cast<uint64_t>(x * sx), static_cast<uint64_t>(y * sy),
+                                  static_cast<uint64_t>(z * sz));
+        if (std::memcmp(&row[static_cast<size_t>(x)], &want, sizeof want) != 0) {
+          std::cerr << "check: sample (" << x << "," << y << "," << z << ") is " << row[static_cast<size_t>(x)]
+                    << ", expected " << want << "\n";
+          return 1;
+        }
+      }
+    }
+  uint8_t extra;
+  if (ReadFully(&extra, 1)) throw std::runtime_error("check: input has more samples than " + std::string(argv[2]));
+  std::cout << "{\"checked_samples\":" << nx * ny * nz << "}\n";
+  return 0;
+}
+
 int main(int argc, char** argv) {
   try {
     const std::string cmd = argc > 2 ? argv[1] : "";
@@ -198,9 +299,11 @@ int main(int argc, char** argv) {
     if (cmd == "seqread") return SeqRead(argc, argv);
     if (cmd == "write" && argc > 3) return Write(argc, argv);
     if (cmd == "memcpy") return Memcpy(argc, argv);
+    if (cmd == "generate") return Generate(argc, argv);
+    if (cmd == "check") return CheckStream(argc, argv);
     std::cerr << "usage: hzio-bench-core read IDX [--level H] [--box BOX] [--repeat N] [--cold] | seqread FILE... "
                  "[--repeat N] [--cold] | write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L] "
-                 "[--repeat N] | memcpy BYTES [--repeat N]\n";
+                 "[--repeat N] | memcpy BYTES [--repeat N] | generate X,Y,Z | check X,Y,Z [--strides SX,SY,SZ]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "hzio-bench-core: " << e.what() << "\n";
