@@ -13,9 +13,10 @@
 //                   [--bitsperblock N] [--blocksperfile N] [--repeat N]
 //   hzio-bench-core memcpy BYTES [--repeat N]
 //   hzio-bench-core generate X,Y,Z          float32 samples of a known formula to stdout (x fastest)
-//   hzio-bench-core check X,Y,Z [--strides SX,SY,SZ]
+//   hzio-bench-core check X,Y,Z [--strides SX,SY,SZ] [--npy]
 //       stdin (raw, x fastest) equals `generate`'s samples (every S-th along each axis, as a coarser
-//       level of a dataset holds): exit 1 naming the first difference
+//       level of a dataset holds; --npy: after a .npy header of that shape): exit 1 naming the
+//       first difference
 // generate | hzio convert - and hzio read -o - | check write and verify an array larger than
 // memory or disk space allows to keep twice (issue 18).
 #include <fcntl.h>
@@ -258,6 +259,23 @@ bool ReadFully(uint8_t* out, size_t bytes) {
   return true;
 }
 
+// A .npy stream's header (format 1 or 2) must describe (nz, ny, nx) little-endian float32.
+void SkipNpyHeader(int64_t nx, int64_t ny, int64_t nz) {
+  uint8_t prefix[12];
+  if (!ReadFully(prefix, 10) || std::memcmp(prefix, "\x93NUMPY", 6) != 0)
+    throw std::runtime_error("check: --npy input does not start with a .npy magic");
+  size_t length = prefix[8] | (size_t{prefix[9]} << 8);
+  if (prefix[6] >= 2) {
+    ReadFully(prefix + 10, 2);
+    length |= (size_t{prefix[10]} << 16) | (size_t{prefix[11]} << 24);
+  }
+  std::string header(length, '\0');
+  ReadFully(reinterpret_cast<uint8_t*>(header.data()), length);
+  const std::string shape = "(" + std::to_string(nz) + ", " + std::to_string(ny) + ", " + std::to_string(nx) + ")";
+  if (header.find("'<f4'") == std::string::npos || header.find(shape) == std::string::npos)
+    throw std::runtime_error("check: .npy header is not <f4 of shape " + shape + ": " + header);
+}
+
 int CheckStream(int argc, char** argv) {
   const hzio::Point dims = ParseXyz(argv[2]);
   const int64_t fx = dims[0], fy = dims[1], fz = dims.dims > 2 ? dims[2] : 1;
@@ -271,6 +289,7 @@ int CheckStream(int argc, char** argv) {
     sz = s.dims > 2 ? s[2] : 1;
   }
   const int64_t nx = (fx + sx - 1) / sx, ny = (fy + sy - 1) / sy, nz = (fz + sz - 1) / sz;
+  if (Flag(argc, argv, "--npy")) SkipNpyHeader(nx, ny, nz);
   std::vector<float> row(static_cast<size_t>(nx));
   for (int64_t z = 0; z < nz; ++z)
     for (int64_t y = 0; y < ny; ++y) {
@@ -303,7 +322,7 @@ int main(int argc, char** argv) {
     if (cmd == "check") return CheckStream(argc, argv);
     std::cerr << "usage: hzio-bench-core read IDX [--level H] [--box BOX] [--repeat N] [--cold] | seqread FILE... "
                  "[--repeat N] [--cold] | write RAW OUT.idx --dims X,Y,Z --dtype T [--compression C] [--layout L] "
-                 "[--repeat N] | memcpy BYTES [--repeat N] | generate X,Y,Z | check X,Y,Z [--strides SX,SY,SZ]\n";
+                 "[--repeat N] | memcpy BYTES [--repeat N] | generate X,Y,Z | check X,Y,Z [--strides SX,SY,SZ] [--npy]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "hzio-bench-core: " << e.what() << "\n";
