@@ -6,7 +6,7 @@
 # and data are checked too (streams: the disk holds the dataset only). Every step runs under /usr/bin/time -v; prints a markdown table of wall time and
 # peak RSS per process, then deletes the dataset.
 #
-#   bash bench/core/run_large.sh build/reader/tools/hzio build/bench/core/hzio-bench-core WORKDIR [N]
+#   [REUSE=1] bash bench/core/run_large.sh build/reader/tools/hzio build/bench/core/hzio-bench-core WORKDIR [N]
 #
 # Needs N^3*4 bytes free in WORKDIR; the page cache is dropped
 # (root) before each read so that they are cold.
@@ -14,7 +14,8 @@ set -euo pipefail
 HZIO="$(realpath "$1")" BENCH="$(realpath "$2")" WORK="$3" N="${4:-2048}"
 mkdir -p "$WORK"
 cd "$WORK"
-rm -rf big big.idx big.idx.lock
+# REUSE=1 keeps a dataset (and conv.time/gen.time) that an earlier run of this script wrote.
+[[ "${REUSE:-0}" == 1 && -f big.idx ]] || rm -rf big big.idx big.idx.lock
 ROWS=()
 measure() {  # measure NAME TIMEFILE...: one table row per /usr/bin/time -v output
   local name="$1"
@@ -31,8 +32,10 @@ measure() {  # measure NAME TIMEFILE...: one table row per /usr/bin/time -v outp
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 BYTES=$((N * N * N * 4))
-/usr/bin/time -v -o gen.time "$BENCH" generate "$N,$N,$N" |
-  /usr/bin/time -v -o conv.time "$HZIO" convert - big.idx --dims "$N,$N,$N" --dtype float32 --compression raw
+if [[ ! -f big.idx ]]; then
+  /usr/bin/time -v -o gen.time "$BENCH" generate "$N,$N,$N" |
+    /usr/bin/time -v -o conv.time "$HZIO" convert - big.idx --dims "$N,$N,$N" --dtype float32 --compression raw
+fi
 measure "\`generate \\| hzio convert - big.idx\` (raw)" conv.time gen.time
 DISK=$(du -sb big | cut -f1)
 

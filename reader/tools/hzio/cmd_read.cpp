@@ -5,6 +5,7 @@
 // (storage/output_file.h) and may not be a part of the dataset read (access/dataset_paths.h).
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "cli.h"
@@ -91,6 +92,8 @@ int RunRead(int argc, char** argv) {
   const int64_t slab_bytes = args.GetInt("--slab-mb", 1, 1 << 20).value_or(kDefaultSlabMiB) << 20;
   OpenOptions options;
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
+  // The result is read and written in slabs (memory: two slabs), so its size has no limit here.
+  options.max_query_bytes = std::numeric_limits<int64_t>::max();
   const std::string source = args.positionals()[0];
   const bool npy = args.Has("--npy") || (out->size() >= 4 && ToLower(out->substr(out->size() - 4)) == ".npy");
 
