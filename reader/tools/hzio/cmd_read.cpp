@@ -43,7 +43,7 @@ constexpr char kUsage[] =
     "  --npy          write .npy whatever the output's name (for -o -)\n"
     "  --threads N    decode threads (default: all cores)\n"
     "  --slab-mb M    results larger than this many MiB (default 64) are read and written in\n"
-    "                 slabs of about that size (up to 4x, to hold whole blocks); two slabs are\n"
+    "                 slabs of about that size (up to 16x, to hold whole blocks); two slabs are\n"
     "                 in memory at once, one written while the next is read\n";
 
 constexpr int64_t kDefaultSlabMiB = 64;  // measured: smaller slabs stay in cache, as fast as one piece

@@ -6,8 +6,9 @@
 ///
 /// Slabs are a power of two of rows high and start at multiples of that height. Block extents
 /// are powers of two too (idx-format.md §4.1), so a block no taller than a slab lies in one slab
-/// and is read whole, once; slabs grow (up to 4x the requested size) to the height of the query
-/// level's blocks, which hold most of the data, so that none of those is read twice.
+/// and is read whole, once; slabs grow (up to 16x the requested size) to the height of the query
+/// level's blocks, which hold half the data, so that none of those is read twice. Blocks of
+/// coarser levels are taller and are read once per slab they span (their bytes halve per level).
 #pragma once
 
 #include <cstdint>
