@@ -7,11 +7,8 @@
 
 namespace hzio {
 
-namespace {
-constexpr int64_t kMaxSlabGrowth = 16;  // see slab_reader.h
-}  // namespace
-
-void ReadInSlabs(Dataset& dataset, const Dataset::Resolved& query, int64_t slab_bytes, const SlabConsumer& consume) {
+void ReadInSlabs(Dataset& dataset, const Dataset::Resolved& query, int64_t slab_bytes, int64_t max_slab_bytes,
+                 const SlabConsumer& consume) {
   const DType dtype = dataset.header().fields[static_cast<size_t>(query.field)].dtype;
   const Grid& grid = query.grid;
   const int slow = grid.dims() - 1;
@@ -37,7 +34,7 @@ void ReadInSlabs(Dataset& dataset, const Dataset::Resolved& query, int64_t slab_
     // 32 GiB read moved 18x its size out of the page cache). Slabs grow to that height.
     const Grid block = layout.BlockGrid(uint64_t{1} << (h - layout.bits_per_block() - 1));
     const int64_t height = block.count[slow] * block.stride[slow];
-    if (height > span && height / stride * row_bytes <= kMaxSlabGrowth * slab_bytes) span = height;
+    if (height > span && height / stride * row_bytes <= std::max(max_slab_bytes, slab_bytes)) span = height;
   }
   const int64_t max_rows = std::min(span / stride + 1, grid.count[slow]);
   // Two slabs: the one being read and the one being consumed. Huge pages: a slab is written
