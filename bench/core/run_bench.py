@@ -10,6 +10,9 @@ same files from the page cache, full resolution and coarser levels. Writes: both
 in-memory array with the same bitsperblock/blocksperfile, raw and zip; and `hzio convert` of the
 same array as a .npy file (page cache) is timed end to end as a scientist would run it. Every figure is a median of
 --repeat runs; ratios are computed from medians measured in this run.
+
+With --cold (issue 18; root, as it drops the page cache) only the cold-cache reads run, see
+cold_reads(). Each mode replaces only its own section of RESULTS.md.
 """
 import argparse
 import json
@@ -47,6 +50,153 @@ def make_array(n):
     return np.ascontiguousarray(a.astype(np.float32))
 
 
+def replace_section(path, heading, text):
+    """Writes `text` (starting with `heading`) into the markdown file `path` in place of the
+    section that starts with that heading, keeping the other sections (each mode of this script
+    owns one)."""
+    print(text)
+    old = open(path).read() if os.path.exists(path) else ""
+    sections, current = [], []
+    for line in old.splitlines():
+        if line.startswith("## ") and current:
+            sections.append(current)
+            current = []
+        current.append(line)
+    if current:
+        sections.append(current)
+    body = [text.rstrip("\n").splitlines()]
+    done = False
+    out = []
+    for sec in sections:
+        if sec[0] == heading and not done:
+            out += body
+            done = True
+        elif sec[0] != heading:
+            out.append(sec)
+    if not done:
+        out += body
+    with open(path, "w") as f:
+        f.write("\n\n".join("\n".join(sec).strip("\n") for sec in out) + "\n")
+
+
+def drop_caches():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def write_source_slabs(n, path, planes=32):
+    """The benchmark array (make_array's formula) written to `path` a few z-planes at a time, so
+    generating a 4 GiB array needs no more than the array itself."""
+    y, x = np.meshgrid(np.arange(n, dtype=np.float32), np.arange(n, dtype=np.float32), indexing="ij")
+    base = np.sin(x * 0.05) * np.cos(y * 0.03) + 0.001 * x * y / n
+    with open(path, "wb") as f:
+        for z0 in range(0, n, planes):
+            z = np.arange(z0, min(n, z0 + planes), dtype=np.float32)[:, None, None]
+            (base[None] + np.sin(z * 0.11)).astype(np.float32).tofile(f)
+
+
+def cold_reads(args):
+    """Issue 18: cold-cache reads of an n^3 float32 dataset written by OpenVisus (raw, row-major):
+    full resolution, 1/8, 1/512 of the samples and a 256^3 sub-box at full resolution, hzio
+    (library via hzio-bench-core; CLI whole process `hzio read -o /dev/null`) vs OpenVisus
+    (Python, in-process), against the disk's sequential buffered read of the same block files
+    (hzio-bench-core seqread, 1 MiB reads). The page cache is dropped before every timed run."""
+    n, rep = args.size, args.repeat
+    work = args.workdir or tempfile.mkdtemp(prefix="hzio_bench_cold_")
+    os.makedirs(work, exist_ok=True)
+    raw = os.path.join(work, "source.raw")
+    write_source_slabs(n, raw)
+    ov_dir = os.path.join(work, "ov")
+    idx = os.path.join(ov_dir, "visus.idx")
+    shutil.rmtree(ov_dir, ignore_errors=True)
+    t0 = time.perf_counter()
+    a = np.fromfile(raw, dtype=np.float32).reshape(n, n, n)
+    os.remove(raw)  # only the dataset stays on disk
+    db = ov.CreateIdx(url=idx, dims=[n, n, n], fields=[ov.Field("data", "float32", "row_major")])
+    db.write(a)
+    ov_write_s = time.perf_counter() - t0
+    header = open(idx).read().split()
+    maxh = len(header[header.index("(bits)") + 1]) - 1
+    bpb = int(header[header.index("(bitsperblock)") + 1])
+    bpf = int(header[header.index("(blocksperfile)") + 1])
+    lo, hi = n // 2 - min(n, 256) // 2, n // 2 + min(n, 256) // 2
+    box_check = a[lo:hi, lo:hi, lo:hi].copy()
+    del a
+    db = ov.LoadDataset(idx)
+    assert np.array_equal(db.read(logic_box=[[lo] * 3, [hi] * 3]), box_check)
+    del box_check
+    files = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(ov_dir) for f in fs if f.endswith(".bin"))
+    disk_bytes = sum(os.path.getsize(f) for f in files)
+
+    def ov_cold(**kw):
+        times = []
+        for _ in range(rep):
+            drop_caches()
+            t = time.perf_counter()
+            db.read(**kw)
+            times.append(time.perf_counter() - t)
+        return statistics.median(times)
+
+    def cli_cold(*extra):
+        times, rss = [], []
+        for _ in range(rep):
+            drop_caches()
+            t = time.perf_counter()
+            r = subprocess.run(["/usr/bin/time", "-f", "%M", args.hzio, "read", idx, "-o", "/dev/null", *extra],
+                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            times.append(time.perf_counter() - t)
+            rss.append(int(r.stderr.strip().splitlines()[-1]) / 1024)
+        return statistics.median(times), max(rss)
+
+    seq = hzio(args.bench, "seqread", *files, "--repeat", rep, "--cold")
+    box_range = ",".join([f"{lo}:{hi}"] * 3)
+    queries = [
+        ("full resolution", n ** 3, dict(max_resolution=maxh), ["--level", maxh], ["--level", str(maxh)]),
+        ("1/8 (level %d)" % (maxh - 3), n ** 3 // 8, dict(max_resolution=maxh - 3), ["--level", maxh - 3],
+         ["--level", str(maxh - 3)]),
+        ("1/512 (level %d)" % (maxh - 9), n ** 3 // 512, dict(max_resolution=maxh - 9), ["--level", maxh - 9],
+         ["--level", str(maxh - 9)]),
+        ("%d^3 sub-box, full resolution" % (hi - lo), (hi - lo) ** 3, dict(logic_box=[[lo] * 3, [hi] * 3]),
+         ["--box", box_range], ["--box", box_range]),
+    ]
+    rows = []
+    for name, samples, ov_kw, bench_args, cli_args in queries:
+        hz = hzio(args.bench, "read", idx, *bench_args, "--repeat", rep, "--cold")
+        cli_s, cli_rss = cli_cold(*cli_args)
+        ov_s = ov_cold(**ov_kw)
+        rows.append((name, samples, ov_s, hz["median_s"], hz["cpu_s"], cli_s, cli_rss))
+    load = os.getloadavg()
+    seq_gbs = seq["gb_per_s"]
+    lines = [
+        "## Cold reads at %d^3 (issue 18)" % n,
+        "",
+        f"{n}^3 float32 ({n ** 3 * 4 / 2**30:.0f} GiB) written by OpenVisus 2.2.149 (`CreateIdx` + `db.write`, raw, "
+        f"row-major; {ov_write_s:.1f} s including reading the source), bitmask of maxh {maxh}, bitsperblock {bpb}, "
+        f"blocksperfile {bpf}, {len(files)} block files ({disk_bytes / 2**30:.2f} GiB). The page cache is dropped "
+        f"(`sync; echo 3 > /proc/sys/vm/drop_caches`) before every timed run; medians of {rep} runs, all in one run of:",
+        "",
+        f"    sudo .venv/bin/python bench/core/run_bench.py --cold --size {n} --repeat {rep} "
+        "--bench build/bench/core/hzio-bench-core --hzio build/reader/tools/hzio",
+        "",
+        f"Disk, sequential buffered read of the same block files one after the other (1 MiB `read`s, as `cat`): "
+        f"**{seq['median_s']:.2f} s, {seq_gbs:.2f} GB/s** (runs {', '.join('%.2f' % t for t in seq['runs'])}).",
+        "",
+        "| query | samples | OpenVisus (s) | hzio library (s) | hzio CPU (s) | speed-up | hzio GB/s | "
+        "hzio / disk sequential | `hzio read -o /dev/null` (s) | its peak RSS (MiB) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, samples, ov_s, hz_s, cpu_s, cli_s, cli_rss in rows:
+        gbs = samples * 4 / hz_s / 1e9
+        lines.append(f"| {name} | {samples} | {ov_s:.3f} | {hz_s:.3f} | {cpu_s:.2f} | {ov_s / hz_s:.1f}x | {gbs:.2f} | "
+                     f"{gbs / seq_gbs:.2f}x | {cli_s:.3f} | {cli_rss:.0f} |")
+    lines += ["", f"Load average at the end of the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores, shared).", ""]
+    replace_section(args.out, lines[0], "\n".join(lines))
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", required=True)
@@ -55,7 +205,11 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
+    ap.add_argument("--cold", action="store_true",
+                    help="only the cold-cache reads of issue 18 (--size 1024, root: drops the page cache)")
     args = ap.parse_args()
+    if args.cold:
+        return cold_reads(args)
     n, rep = args.size, args.repeat
     work = args.workdir or tempfile.mkdtemp(prefix="hzio_bench_core_")
     os.makedirs(work, exist_ok=True)
@@ -148,10 +302,7 @@ def main():
     lines += ["", f"memcpy of {nbytes / 2**20:.0f} MiB (pre-touched buffers): {mc:.4f} s "
               f"({nbytes / mc / 1e9:.2f} GB/s); hzio full-resolution read = "
               f"**{mc / full_hz:.2f}x memcpy bandwidth**.", ""]
-    text = "\n".join(lines)
-    print(text)
-    with open(args.out, "w") as f:
-        f.write(text)
+    replace_section(args.out, lines[0], "\n".join(lines))
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,6 +1,7 @@
 // `hzio convert`: a .npy or raw array into a new or existing dataset (design.md §3). The input is
 // streamed in slabs along its slowest axes (contiguous byte ranges of a C-order file), the next
-// slab read while the writer encodes the current one, so memory stays bounded for any input size.
+// slab read while the writer encodes the current one, so memory stays bounded for any input size;
+// standard input is read the same way, in order.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,8 +29,9 @@ constexpr char kUsage[] =
     "                    [--bitsperblock N] [--blocksperfile N] [--threads N] [--wait] [--sync]\n"
     "\n"
     "Writes an array into a dataset. INPUT is a .npy file (C order, little-endian u1..u8, i1..i8,\n"
-    "f4, f8; shape (nz, ny, nx) or (ny, nx)), or raw samples (x fastest) with --dims and --dtype.\n"
-    "Inputs larger than memory are streamed.\n"
+    "f4, f8; shape (nz, ny, nx) or (ny, nx)), or raw samples (x fastest) with --dims and --dtype,\n"
+    "from a file or from standard input (INPUT '-': a pipe from a generator, so that no copy of\n"
+    "the array is kept on disk). Inputs larger than memory are streamed.\n"
     "\n"
     "  --dims X,Y[,Z]   raw input: samples per axis, x first\n"
     "  --dtype DTYPE    raw input: sample type, e.g. float32, uint8[3]. For a .npy input, T[N] says\n"
@@ -60,31 +62,55 @@ constexpr char kUsage[] =
 
 constexpr int64_t kDefaultSlabMiB = 128;  // two slabs in memory: the one written, the one read
 
-// The input array: a C-order file region of samples, read by offset.
+// The input array: a C-order file region of samples, read by offset; or standard input ("-"),
+// read once from start to end (the pieces are consumed in file order, one at a time).
 class InputArray {
  public:
   InputArray(std::string path, int64_t data_offset, DType dtype, Point dims)
       : path_(std::move(path)), data_offset_(data_offset), dtype_(dtype), dims_(dims) {
+    if (path_ == "-") {
+      fd_ = STDIN_FILENO;
+      path_ = "standard input";
+      stream_ = true;
+      return;
+    }
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     Check(fd_ >= 0, errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo,
           "cannot open " + path_ + ": " + std::strerror(errno));
   }
-  ~InputArray() { ::close(fd_); }
+  ~InputArray() {
+    if (!stream_) ::close(fd_);
+  }
   InputArray(const InputArray&) = delete;
   InputArray& operator=(const InputArray&) = delete;
 
   const DType& dtype() const { return dtype_; }
   const Point& dims() const { return dims_; }
-  void Read(int64_t offset, int64_t size, uint8_t* out) const {
+  void Read(int64_t offset, int64_t size, uint8_t* out) {
+    Check(!stream_ || offset == position_, ErrorCode::kInternal, path_ + ": pieces read out of order");
     int64_t done = 0;
     while (done < size) {
-      const ssize_t n = ::pread(fd_, out + done, static_cast<size_t>(std::min<int64_t>(size - done, int64_t{1} << 30)),
-                                static_cast<off_t>(data_offset_ + offset + done));
+      const size_t want = static_cast<size_t>(std::min<int64_t>(size - done, int64_t{1} << 30));
+      const ssize_t n = stream_ ? ::read(fd_, out + done, want)
+                                : ::pread(fd_, out + done, want, static_cast<off_t>(data_offset_ + offset + done));
       if (n < 0 && errno == EINTR) continue;
       Check(n >= 0, ErrorCode::kIo, "cannot read " + path_ + ": " + std::strerror(errno));
-      Check(n > 0, ErrorCode::kCorrupt, path_ + ": unexpected end of file");
+      Check(n > 0, ErrorCode::kCorrupt,
+            path_ + ": unexpected end of input after " + std::to_string(offset + done) + " of " +
+                std::to_string(dtype_.BytesFor(dims_.Product())) + " bytes");
       done += n;
     }
+    position_ = offset + size;
+  }
+  // A stream must end where the array does (more bytes mean the dims or dtype are wrong).
+  void CheckEnd() {
+    if (!stream_) return;
+    uint8_t extra = 0;
+    ssize_t n;
+    while ((n = ::read(fd_, &extra, 1)) < 0 && errno == EINTR) {
+    }
+    Check(n == 0, ErrorCode::kInvalidArgument,
+          path_ + " has more than the " + std::to_string(position_) + " bytes that --dims and --dtype describe");
   }
 
  private:
@@ -93,6 +119,8 @@ class InputArray {
   DType dtype_;
   Point dims_;
   int fd_ = -1;
+  bool stream_ = false;
+  int64_t position_ = 0;
 };
 
 bool HasNpyMagic(const std::string& path) {
@@ -115,6 +143,11 @@ std::string DimsText(const Point& p) {
 std::unique_ptr<InputArray> OpenInput(const Args& args, const std::string& path) {
   const std::optional<std::string> dims_text = args.Get("--dims");
   const std::optional<std::string> dtype_text = args.Get("--dtype");
+  if (path == "-") {
+    if (!dims_text || !dtype_text) throw args.Usage("input '-' (standard input) is raw: give --dims X,Y[,Z] and --dtype DTYPE");
+    return std::make_unique<InputArray>(path, 0, ParseDTypeOption(args, *dtype_text, "--dtype"),
+                                        ParseDims(args, *dims_text, "--dims"));
+  }
   const bool npy = HasNpyMagic(path);
   if (npy) {
     if (dims_text) throw args.Usage("option '--dims' is for raw input; " + path + " is a .npy file with its own shape");
@@ -314,6 +347,7 @@ int RunConvert(int argc, char** argv) {
     if (prefetch.valid()) prefetch.get();
     std::swap(current, next);
   }
+  input->CheckEnd();
   writer.Finish();
   txn.Commit();
   progress.Finish();

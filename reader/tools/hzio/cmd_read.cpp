@@ -1,13 +1,17 @@
 // `hzio read`: a box query at a resolution into a .npy (numpy shape as OpenVisus returns it) or a
-// raw file (design.md §3). Large results are read and written in slabs of the slowest axis, so
-// memory stays bounded whatever the output size. The output never damages anything
+// raw file (design.md §3). Large results are read and written in slabs of the slowest axis, each
+// written while the next is read (access/slab_reader.h), so memory stays bounded whatever the
+// output size. The output never damages anything
 // (storage/output_file.h) and may not be a part of the dataset read (access/dataset_paths.h).
 #include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <optional>
 
 #include "cli.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_paths.h"
+#include "hzio/access/slab_reader.h"
 #include "hzio/format/hzio_keys.h"
 #include "hzio/storage/output_file.h"
 #include "hzio/util/error.h"
@@ -39,62 +43,35 @@ constexpr char kUsage[] =
     "  --npy          write .npy whatever the output's name (for -o -)\n"
     "  --threads N    decode threads (default: all cores)\n"
     "  --slab-mb M    results larger than this many MiB (default 64) are read and written in\n"
-    "                 slabs of about that size (up to 4x, to hold whole blocks)\n";
+    "                 slabs of about that size, grown to hold whole blocks up to 4x M (by\n"
+    "                 default up to 1024 MiB); two slabs are in memory at once, one written\n"
+    "                 while the next is read\n";
 
 constexpr int64_t kDefaultSlabMiB = 64;  // measured: smaller slabs stay in cache, as fast as one piece
+// Without --slab-mb, slabs grow this far to hold the query level's blocks whole: 2048^3 float32
+// at full resolution has 64-plane (1 GiB) blocks; 4-plane slabs read each 16 times (2.4x slower).
+constexpr int64_t kDefaultMaxSlabMiB = 1024;
+constexpr int64_t kSlabGrowth = 4;  // with --slab-mb M: up to 4 M
 constexpr int kChangedRetries = 3;       // a writer committing during the read: start over
 
 // Reads the query into `out` (header first for .npy), slab by slab when large.
-void ReadInto(Dataset& dataset, const Dataset::Resolved& resolved, bool npy, int64_t slab_bytes, OutputFile& out) {
+void ReadInto(Dataset& dataset, const Dataset::Resolved& resolved, bool npy, int64_t slab_bytes,
+              int64_t max_slab_bytes, OutputFile& out) {
   const DType dtype = dataset.header().fields[static_cast<size_t>(resolved.field)].dtype;
   const Grid& grid = resolved.grid;
-  const int slow = grid.dims() - 1;
   if (npy) {
     const std::string header = EncodeNpyHeader(dtype.Scalar().NumpyDescr(), DimsToNpyShape(grid.count, dtype.components()));
     out.Write(reinterpret_cast<const uint8_t*>(header.data()), static_cast<int64_t>(header.size()));
   }
+  // Slab by slab, each written while the next is read (access/slab_reader.h).
   const int64_t total_bytes = dtype.BytesFor(grid.NumSamples());
-  const int64_t row_samples = grid.NumSamples() / std::max<int64_t>(1, grid.count[slow]);
-  const int64_t row_bytes = dtype.BytesFor(row_samples);
-  // Slabs only when the result is large and rows stay byte aligned (sub-byte dtypes: one piece).
-  const bool whole = total_bytes <= slab_bytes || (row_samples * dtype.components() * dtype.bits()) % 8 != 0;
-  if (whole) {
-    std::vector<uint8_t> buffer(static_cast<size_t>(total_bytes));
-    dataset.ReadInto(resolved, buffer.data());
-    out.Write(buffer.data(), total_bytes);
-    return;
-  }
-  // Slabs are a power of two of rows high and start at multiples of that height. Block extents
-  // are powers of two too, so a block no taller than a slab lies in one slab and is read whole,
-  // once; slabs grow (up to 4x --slab-mb) to the height of the query level's blocks, which hold
-  // most of the data, so that no block of that level is decoded twice.
-  const BlockLayout& layout = dataset.layout();
-  const int h = resolved.levels.to;
-  const int64_t stride = grid.stride[slow];
-  int64_t span = stride;  // logic rows
-  while (span * 2 / stride * row_bytes <= slab_bytes && span < (int64_t{1} << 40)) span *= 2;
-  if (h > layout.bits_per_block()) {
-    const Grid block = layout.BlockGrid(uint64_t{1} << (h - layout.bits_per_block() - 1));
-    const int64_t height = block.count[slow] * block.stride[slow];
-    if (height > span && height / stride * row_bytes <= 4 * slab_bytes) span = height;
-  }
-  const int64_t max_rows = std::min(span / stride + 1, grid.count[slow]);
-  std::vector<uint8_t> buffer(static_cast<size_t>(max_rows * row_bytes));
-  ProgressBar progress("read", total_bytes, ProgressBar::Unit::kBytes);
-  for (int64_t first = 0; first < grid.count[slow];) {
-    const int64_t at = grid.origin[slow] + first * stride;
-    const int64_t edge = (at / span + 1) * span;
-    const int64_t rows = std::min((edge - at + stride - 1) / stride, grid.count[slow] - first);
-    Dataset::Resolved slab = resolved;
-    slab.grid.origin[slow] = at;
-    slab.grid.count[slow] = rows;
-    slab.box = resolved.box.Intersect(slab.grid.LogicBox());
-    dataset.ReadInto(slab, buffer.data());
-    out.Write(buffer.data(), rows * row_bytes);
-    progress.Add(rows * row_bytes);
-    first += rows;
-  }
-  progress.Finish();
+  std::optional<ProgressBar> progress;
+  if (total_bytes > slab_bytes) progress.emplace("read", total_bytes, ProgressBar::Unit::kBytes);
+  ReadInSlabs(dataset, resolved, slab_bytes, max_slab_bytes, [&](const uint8_t* data, int64_t size) {
+    out.Write(data, size);
+    if (progress) progress->Add(size);
+  });
+  if (progress) progress->Finish();
 }
 
 }  // namespace
@@ -118,9 +95,13 @@ int RunRead(int argc, char** argv) {
       throw args.Usage("option '--box': " + std::string(e.what()));
     }
   }
-  const int64_t slab_bytes = args.GetInt("--slab-mb", 1, 1 << 20).value_or(kDefaultSlabMiB) << 20;
+  const std::optional<int64_t> slab_mb = args.GetInt("--slab-mb", 1, 1 << 20);
+  const int64_t slab_bytes = slab_mb.value_or(kDefaultSlabMiB) << 20;
+  const int64_t max_slab_bytes = slab_mb ? kSlabGrowth * slab_bytes : kDefaultMaxSlabMiB << 20;
   OpenOptions options;
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
+  // The result is read and written in slabs (memory: two slabs), so its size has no limit here.
+  options.max_query_bytes = std::numeric_limits<int64_t>::max();
   const std::string source = args.positionals()[0];
   const bool npy = args.Has("--npy") || (out->size() >= 4 && ToLower(out->substr(out->size() - 4)) == ".npy");
 
@@ -137,7 +118,7 @@ int RunRead(int argc, char** argv) {
   OutputFile output(*out);
   for (int attempt = 1;; ++attempt) {
     try {
-      ReadInto(*dataset, resolved, npy, slab_bytes, output);
+      ReadInto(*dataset, resolved, npy, slab_bytes, max_slab_bytes, output);
       break;
     } catch (const Error& e) {
       // A writer committed a new version while we read (TEAM contract 3): read the new one whole.

@@ -116,6 +116,18 @@ run 0 "convert in slabs" -- "$HZIO" convert big.raw big.idx --dims 512,256,24 --
   --compression raw && pass "convert streaming (1 MiB slabs)"
 run 0 "read in slabs" -- "$HZIO" read big.idx --slab-mb 1 -o bigback.npy &&
   npy_data bigback.npy $((512 * 256 * 24)) >bigback.raw && same_bytes big.raw bigback.raw "streaming round trip"
+# Standard input: the same bytes through a pipe, in 1 MiB slabs; a short or long stream is refused
+# and leaves no dataset.
+run 0 "convert stdin" -- "$HZIO" convert - pipe.idx --dims 512,256,24 --dtype uint8 --slab-mb 1 \
+  --compression raw < <(cat big.raw) && pass "convert from standard input (a pipe)"
+run 0 "read stdin dataset" -- "$HZIO" read pipe.idx -o pipeback.raw && same_bytes big.raw pipeback.raw \
+  "standard input round trip"
+expect_error 1 "unexpected end of input after 3145727 of 3145728 bytes" "stdin shorter than dims" -- \
+  "$HZIO" convert - short.idx --dims 512,256,24 --dtype uint8 --slab-mb 1 < <(head -c 3145727 big.raw)
+expect_error 1 "more than the 3145728 bytes" "stdin longer than dims" -- \
+  "$HZIO" convert - long.idx --dims 512,256,24 --dtype uint8 < <(cat big.raw plain.raw)
+[[ -e short.idx || -e long.idx ]] && fail "a refused standard input left a dataset behind"
+expect_error 2 "give --dims" "stdin without dims" -- "$HZIO" convert - nodims.idx < /dev/null
 # A plane bigger than a slab: slabs along y inside each z.
 head -c $((1024 * 1024 * 3 * 2)) /dev/urandom >planes.raw
 run 0 "convert big planes" -- "$HZIO" convert planes.raw planes.idx --dims 1024,1024,3 --dtype int16 --slab-mb 1 &&

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hzio/util/error.h"
+#include "hzio/util/large_allocation.h"
 
 namespace hzio {
 
@@ -12,8 +13,11 @@ Array::Array(DType dtype, Point dims) : dtype_(dtype), dims_(dims) {
   const int64_t bytes = ByteSize();
   Check(bytes >= 0 && bytes < (int64_t{1} << 46), ErrorCode::kTooLarge,
         "array of " + std::to_string(bytes) + " bytes is too large");
-  storage_ = std::shared_ptr<uint8_t[]>(new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]);
-  data_ = storage_.get();
+  // Large results on huge pages (util/large_allocation.h): filled once, far faster to fault in
+  // and walk than 4 KiB pages.
+  auto storage = std::make_shared<LargeAllocation>(static_cast<size_t>(std::max<int64_t>(bytes, 1)));
+  data_ = storage->data();
+  storage_ = std::move(storage);
 }
 
 Array Array::View(DType dtype, Point dims, uint8_t* data) {

@@ -32,7 +32,7 @@ class Array {
  private:
   DType dtype_;
   Point dims_;
-  std::shared_ptr<uint8_t[]> storage_;
+  std::shared_ptr<const void> storage_;  // owns data_ (null for views)
   uint8_t* data_ = nullptr;
 };
 

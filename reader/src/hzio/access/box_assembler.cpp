@@ -12,6 +12,10 @@ namespace hzio {
 
 namespace {
 
+// Results from this size on are placed with streaming stores (sample_copy.h): well beyond the
+// last-level cache (32 MiB here), so their lines would be evicted before anyone reads them.
+constexpr int64_t kStreamResultBytes = int64_t{64} << 20;
+
 // Whether the plan moves every sample of a block, in the block's row-major order, onto one
 // contiguous range of the destination; `first` is then the range's first sample.
 bool ContiguousPlacement(const AxisCopy (&plan)[kMaxDims], int dims, const Point& src_count, const Point& dst_count,
@@ -58,6 +62,8 @@ void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {
   const Box region = q.grid.LogicBox();
   const int dims = layout.dims();
   const SampleSide dst{out, q.grid.count, nullptr};
+  // A result larger than the caches is written with streaming stores where rows allow it.
+  const bool stream = field.dtype.BytesFor(q.grid.NumSamples()) >= kStreamResultBytes;
 
   const std::vector<uint64_t> blocks = layout.BlocksInRegion(region, q.levels);
   std::vector<BlockKey> keys(blocks.size());
@@ -96,7 +102,7 @@ void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {
       samples = scratch.data();
     }
     const uint32_t* map = b.row_major ? nullptr : layout.RowMajorToHz(layout.BlockLevel(id)).data();
-    CopySamples(plan, dims, SampleSide{const_cast<uint8_t*>(samples), g.count, map}, dst, sb);
+    CopySamples(plan, dims, SampleSide{const_cast<uint8_t*>(samples), g.count, map}, dst, sb, stream);
   });
 }
 

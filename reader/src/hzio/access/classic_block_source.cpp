@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "hzio/storage/block_table_file.h"
+#include "hzio/storage/read_ahead.h"
 #include "hzio/util/byte_buffer.h"
 #include "hzio/util/error.h"
 #include "hzio/util/thread_pool.h"
@@ -22,6 +23,9 @@ constexpr size_t kTasksPerThread = 4;
 // a file truncated under it is SIGBUS).
 constexpr uint64_t kMaxReadGap = 64 * 1024;
 constexpr uint64_t kMaxRunBytes = 1024 * 1024;
+// How far the kernel reads ahead of the tasks (storage/read_ahead.h): cold full-resolution reads
+// of a 4 GiB dataset ran ~25% faster with it; 16 to 256 MiB measured the same here.
+constexpr uint64_t kReadAheadBytes = 64 * 1024 * 1024;
 
 Error ChangedError(const std::string& idx_path) {
   return Error(ErrorCode::kChanged, idx_path + ": dataset changed while reading; reopen it");
@@ -32,6 +36,23 @@ std::shared_ptr<ByteBuffer> RunBuffer() {
   thread_local std::shared_ptr<ByteBuffer> buffer;
   if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<ByteBuffer>();
   return buffer;
+}
+
+// The kernel copies out of the page cache 4x slower (measured here: 2.6 vs 11.6 GB/s) into
+// memory that is neither 64-byte aligned nor aligned like the file offset it reads: a read of
+// file offset F goes fast to an address A with A % 64 == 0 or A % 64 == F % 64.
+constexpr uintptr_t kCopyAlign = 64;
+
+bool CopiesFast(uint64_t file_offset, const uint8_t* to) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(to);
+  return a % kCopyAlign == 0 || (a - file_offset) % kCopyAlign == 0;
+}
+
+// Memory in `buffer` for `size` bytes read from `file_offset`, aligned like it (see CopiesFast).
+uint8_t* AlignedLike(ByteBuffer& buffer, uint64_t file_offset, uint64_t size) {
+  buffer.Resize(static_cast<size_t>(size) + kCopyAlign);
+  const uintptr_t shift = (file_offset - reinterpret_cast<uintptr_t>(buffer.data())) % kCopyAlign;
+  return buffer.data() + shift;
 }
 
 }  // namespace
@@ -186,11 +207,32 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
     Group& group = groups[static_cast<size_t>(g)];
     group.table = Table(files_.FilePath(jobs[group.begin].first, jobs[group.begin].time));
   });
+  auto task_jobs = [&](size_t t) {
+    const size_t begin = tasks[t].second;
+    return std::make_pair(begin, std::min(groups[tasks[t].first].end, begin + per_task));
+  };
+
+  // Each task's bytes, read ahead a window before the task starts.
+  std::vector<ReadAhead::Range> ranges(tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const FileTable& table = *groups[tasks[t].first].table;
+    if (!table.file) continue;
+    const auto [begin, end] = task_jobs(t);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const BlockEntry& e = Entry(table, keys[jobs[i].index].field, keys[jobs[i].index].block);
+      if (!e.Present()) continue;
+      lo = std::min(lo, e.offset);
+      hi = std::max(hi, e.offset + e.size);
+    }
+    if (hi > lo) ranges[t] = ReadAhead::Range{table.file, lo, hi - lo};
+  }
+  ReadAhead read_ahead(std::move(ranges), kReadAheadBytes);
 
   run(static_cast<int64_t>(tasks.size()), [&](int64_t t) {
-    const Group& group = groups[tasks[static_cast<size_t>(t)].first];
-    const size_t begin = tasks[static_cast<size_t>(t)].second, end = std::min(group.end, begin + per_task);
-    const FileTable& table = *group.table;
+    read_ahead.Started(static_cast<size_t>(t));
+    const FileTable& table = *groups[tasks[static_cast<size_t>(t)].first].table;
+    const auto [begin, end] = task_jobs(static_cast<size_t>(t));
     auto where = [&](const Job& job) { return table.path + ": block " + std::to_string(keys[job.index].block); };
     struct Present {
       const Job* job;
@@ -208,7 +250,7 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
       }
       uint8_t* target = job.index < raw_targets.size() ? raw_targets[job.index] : nullptr;
       if (target && entry.codec_code() == static_cast<int>(Codec::kRaw) &&
-          entry.size == DecodedBlockBytes(keys[job.index].field)) {
+          entry.size == DecodedBlockBytes(keys[job.index].field) && CopiesFast(entry.offset, target)) {
         // Straight into the receiver's memory: no copy after the one out of the page cache.
         ReadRange(table, entry.offset, entry.size, target);
         EncodedBlock b{true, Codec::kRaw, entry.row_major(), target, static_cast<size_t>(entry.size), nullptr, where(job)};
@@ -229,13 +271,13 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
         ++j;
       }
       std::shared_ptr<ByteBuffer> buffer = RunBuffer();
-      buffer->Resize(static_cast<size_t>(run_end - run_start));
-      ReadRange(table, run_start, run_end - run_start, buffer->data());
+      uint8_t* const data = AlignedLike(*buffer, run_start, run_end - run_start);
+      ReadRange(table, run_start, run_end - run_start, data);
       for (size_t k = i; k < j; ++k) {
         const BlockEntry& e = present[k].entry;
         const std::string at = where(*present[k].job);
         EncodedBlock b{true, CodecFromCode(e.codec_code(), at), e.row_major(),
-                       buffer->data() + (e.offset - run_start), static_cast<size_t>(e.size), buffer, at};
+                       data + (e.offset - run_start), static_cast<size_t>(e.size), buffer, at};
         sink(present[k].job->index, std::move(b));
       }
       i = j;

@@ -2,8 +2,11 @@
 /// §4.3–4.6, versions 1–6), read with pread — never mapped, since a file truncated under a mapping
 /// is SIGBUS — and opened non-blocking, so a FIFO or device in a file's place is an error, not a
 /// hang. A fetch looks each file's table up once (cached per file, revalidated with one stat of
-/// the path per fetch), reads runs of nearby payloads with one pread each and spreads the runs
-/// over the shared thread pool; the sink (decoding, placing) runs on the reading thread.
+/// the path per fetch), cuts the blocks into tasks of nearby payloads spread over the shared
+/// thread pool, and keeps the kernel reading a window ahead of the tasks (storage/read_ahead.h),
+/// so cold reads overlap I/O with decoding and keep the device busy. Runs of nearby payloads are
+/// read with one pread each into memory aligned like the file (see RunBuffer); the sink
+/// (decoding, placing) runs on the reading thread.
 ///
 /// Dataset versions (TEAM.md contract 3): the version is the `.idx`'s identity when it was read.
 /// A block file that is missing, shorter than its table says or replaced is checked against it:

@@ -284,7 +284,7 @@ class DatasetWriter::Impl {
       p->row_major = entry.row_major();
     } else if (!covers_block) {
       const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
-      for (size_t off = 0; off < bytes; off += fill.size()) std::memcpy(p->samples.data() + off, fill.data(), fill.size());
+      FillRepeated(p->samples.data(), bytes, fill.data(), fill.size());
     }
     Pending& ref = *p;
     pending_.emplace(key, std::move(p));

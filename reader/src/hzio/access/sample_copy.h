@@ -18,13 +18,19 @@ struct SampleSide {
   const uint32_t* index_map = nullptr;
 };
 
-/// Moves the planned samples from `src` to `dst`; samples are `sample_bytes` long.
+/// Moves the planned samples from `src` to `dst`; samples are `sample_bytes` long. With `stream`,
+/// contiguous destination rows are written with streaming stores (util/stream_copy.h): for
+/// destinations far larger than the caches, which nobody reads soon.
 void CopySamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& src,
-                 const SampleSide& dst, int64_t sample_bytes);
+                 const SampleSide& dst, int64_t sample_bytes, bool stream = false);
 
 /// Writes `value` (one sample) at every planned destination position (the plan's dst side).
 void FillSamples(const AxisCopy (&plan)[kMaxDims], int dims, const SampleSide& dst,
                  const uint8_t* value, int64_t sample_bytes);
+
+/// Fills `bytes` of memory (a multiple of `sample_bytes`) with copies of one sample: a few
+/// memcpy calls of doubling size, not one per sample.
+void FillRepeated(uint8_t* data, size_t bytes, const uint8_t* value, size_t sample_bytes);
 
 /// Number of samples a plan moves.
 int64_t PlannedSamples(const AxisCopy (&plan)[kMaxDims], int dims);

@@ -81,6 +81,10 @@ uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
   return done;
 }
 
+void ReadFile::Prefetch(uint64_t offset, uint64_t n) const {
+  if (n > 0) (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_WILLNEED);
+}
+
 void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
   if (ReadUpTo(offset, n, out) != n)
     throw Error(ErrorCode::kCorrupt, path_ + ": truncated: wanted " + std::to_string(n) + " bytes at offset " +

@@ -46,6 +46,10 @@ class ReadFile {
   /// Reads up to n bytes at offset, fewer only at the end of the file; returns the count read.
   /// Throws kIo for an OS error.
   uint64_t ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const;
+  /// Asks the kernel to start reading [offset, offset + n) into the page cache now (read-ahead
+  /// of bytes a query will read soon: the device gets many requests at once, and the reads
+  /// overlap the work on earlier bytes). Advice only: never fails, cheap for cached bytes.
+  void Prefetch(uint64_t offset, uint64_t n) const;
 
  private:
   ReadFile(std::string path, int fd, FileIdentity identity)
