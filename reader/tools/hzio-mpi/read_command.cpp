@@ -54,11 +54,7 @@ std::vector<int> ParseLevels(const std::string& text, int maxh) {
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
     const std::string word = text.substr(at, comma - at);
-    int64_t h = -1;
-    try {
-      h = ParseInt64(word, "--level");
-    } catch (const Error&) {
-    }
+    const int64_t h = ParseInt64(word, "--level");
     Check(h >= 0 && h <= maxh, ErrorCode::kInvalidArgument,
           "--level '" + word + "' is not a level 0.." + std::to_string(maxh) + " (or a list of them, or all)");
     levels.push_back(static_cast<int>(h));
