@@ -135,3 +135,21 @@ def test_writing_into_the_chunked_layout_is_refused(pidx_dir, tmp_path):
             "read-only" in done.stderr, done.stderr
     assert {p: p.read_bytes() for p in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npy", "s3dchunk_n2", "s3dchunk_n2.idx"]
+
+
+def test_truncated_chunk_records_are_a_clear_error(pidx_dir, tmp_path):
+    shutil.copytree(pidx_dir / "s3dchunk_n2", tmp_path / "s3dchunk_n2")
+    idx = tmp_path / "s3dchunk_n2.idx"
+    shutil.copy(pidx_dir / "s3dchunk_n2.idx", idx)
+    data = tmp_path / "s3dchunk_n2" / "time000000000" / "00.bin"
+    data.chmod(0o644)
+    with open(data, "r+b") as f:
+        f.truncate(300000)  # inside the records of variable_1
+    for args in (["read", idx, "--field", "variable_1", "-o", tmp_path / "x.npy"],
+                 ["read", idx, "--field", "variable_0", "--level", "5", "-o", tmp_path / "y.npy"],
+                 ["verify", idx]):
+        done = run_hzio(args)
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert "00.bin: corrupt block table" in done.stdout + done.stderr and \
+            "lies outside the file's 300000 bytes" in done.stdout + done.stderr, (args, done.stdout, done.stderr)
+    assert not (tmp_path / "x.npy").exists() and not (tmp_path / "y.npy").exists()
