@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from interop_util import IdxGeometry, read_idx_geometry
+from interop_util import IdxGeometry, grid_axes, read_idx_geometry, sample_source, sub_boxes
 
 DATASETS = ["mixed_n2", "mixed_n4", "s3d_n2", "s3dchunk_n2"]
 CHUNKED = ["s3dchunk_n2"]
@@ -79,3 +79,20 @@ def formula(geom: IdxGeometry, v: int, dtype: np.dtype, ncomp: int) -> np.ndarra
 
 def dataset_dims(geom: IdxGeometry) -> list[int]:
     return [geom.box_p2[d] - geom.box_p1[d] for d in range(geom.pdim)]
+
+
+def expected_reads(idx: Path, geom: IdxGeometry, boxes=None, include_empty: bool = False):
+    """(field, time, level, box, expected array) for every field, timestep and level of the dataset
+    and every box (default: sub_boxes of the dataset), the expected array being the formula sampled
+    on the query's §3.4 grid. Queries whose grid has no sample on some axis are skipped, or yielded
+    with None as expected when include_empty."""
+    boxes = sub_boxes(dataset_dims(geom)) if boxes is None else boxes
+    for v, (field, dtype, ncomp) in enumerate(pidx_fields(idx)):
+        source = formula(geom, v, dtype, ncomp)
+        for time in timesteps(idx):
+            for h in range(geom.maxh + 1):
+                for box in boxes:
+                    if grid_axes(geom, box[0], box[1], h) is not None:
+                        yield field, time, h, box, sample_source(source, geom, *box, h)
+                    elif include_empty:
+                        yield field, time, h, box, None

@@ -18,44 +18,38 @@ import shutil
 import numpy as np
 import pytest
 
-from interop_util import Mismatches, box_arg, check_hzio, grid_axes, hzio_read, run_hzio, sample_source, sub_boxes
-from pidx_golden import CHUNKED, DATASETS, dataset_dims, formula, geometry, header_value, pidx_fields, timesteps
+from interop_util import Mismatches, box_arg, check_hzio, hzio_read, run_hzio
+from pidx_golden import CHUNKED, DATASETS, expected_reads, formula, geometry, header_value, pidx_fields, timesteps
 
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_every_field_time_level_and_box_equals_the_formula(ov, pidx_dir, tmp_path, name):
     idx = pidx_dir / f"{name}.idx"
     geom = geometry(idx)
-    dims = dataset_dims(geom)
     db = ov.LoadDataset(str(idx)) if name not in CHUNKED else None  # OpenVisus misreads chunks
     mismatches = Mismatches()
     queries = 0
-    for v, (field, dtype, ncomp) in enumerate(pidx_fields(idx)):
-        source = formula(geom, v, dtype, ncomp)
-        for time in timesteps(idx):
-            for h in range(geom.maxh + 1):
-                for box in sub_boxes(dims):
-                    if grid_axes(geom, box[0], box[1], h) is None:
-                        # No sample on some axis: OpenVisus refuses such a query, so must hzio.
-                        done = run_hzio(["read", idx, "--field", field, "--time", time, "--level", h,
-                                         "--box", box_arg(*box), "-o", tmp_path / "none.npy"])
-                        if done.returncode == 0:
-                            mismatches.add(f"{field} t{time} h{h} box {box}: hzio read an empty grid")
-                        continue
-                    expected = sample_source(source, geom, *box, h)
-                    what = f"{field} t{time} h{h} box {box_arg(*box)}"
-                    queries += 1
-                    try:
-                        got = hzio_read(idx, tmp_path, field=field, time=time, box=box, level=h)
-                    except AssertionError as error:
-                        mismatches.add(f"hzio {what}: {str(error).splitlines()[-1]}")
-                        continue
-                    if got.dtype != expected.dtype or not np.array_equal(got, expected):
-                        mismatches.add(f"hzio {what}: {got.dtype}{got.shape} differs from the formula")
-                    if db is not None:
-                        theirs = db.read(field=field, time=time, logic_box=box, max_resolution=h)
-                        if not np.array_equal(theirs, expected):
-                            mismatches.add(f"OpenVisus {what}: differs from the formula")
+    for field, time, h, box, expected in expected_reads(idx, geom, include_empty=True):
+        what = f"{field} t{time} h{h} box {box_arg(*box)}"
+        if expected is None:
+            # No sample on some axis: OpenVisus refuses such a query, so must hzio.
+            done = run_hzio(["read", idx, "--field", field, "--time", time, "--level", h,
+                             "--box", box_arg(*box), "-o", tmp_path / "none.npy"])
+            if done.returncode == 0:
+                mismatches.add(f"{what}: hzio read an empty grid")
+            continue
+        queries += 1
+        try:
+            got = hzio_read(idx, tmp_path, field=field, time=time, box=box, level=h)
+        except AssertionError as error:
+            mismatches.add(f"hzio {what}: {str(error).splitlines()[-1]}")
+            continue
+        if got.dtype != expected.dtype or not np.array_equal(got, expected):
+            mismatches.add(f"hzio {what}: {got.dtype}{got.shape} differs from the formula")
+        if db is not None:
+            theirs = db.read(field=field, time=time, logic_box=box, max_resolution=h)
+            if not np.array_equal(theirs, expected):
+                mismatches.add(f"OpenVisus {what}: differs from the formula")
     mismatches.assert_none(idx)
     assert queries >= 4 * (geom.maxh + 1), queries  # every level of every field was read
 

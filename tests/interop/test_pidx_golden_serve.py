@@ -18,8 +18,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from interop_util import Mismatches, box_arg, grid_axes, hzio_binary, sample_source, sub_boxes
-from pidx_golden import CHUNKED, DATASETS, dataset_dims, formula, geometry, header_value, pidx_fields, timesteps
+from interop_util import Mismatches, box_arg, hzio_binary, sub_boxes
+from pidx_golden import CHUNKED, DATASETS, dataset_dims, expected_reads, geometry, header_value
 
 
 @pytest.fixture(scope="module")
@@ -57,23 +57,15 @@ def get(url: str) -> bytes:
 def test_json_data_endpoint_equals_the_formula(server, pidx_dir, name):
     idx = pidx_dir / f"{name}.idx"
     geom = geometry(idx)
-    dims = dataset_dims(geom)
     mismatches = Mismatches()
     queries = 0
-    for v, (field, dtype, ncomp) in enumerate(pidx_fields(idx)):
-        source = formula(geom, v, dtype, ncomp)
-        for time in timesteps(idx):
-            for h in range(geom.maxh + 1):
-                for box in sub_boxes(dims):
-                    if grid_axes(geom, box[0], box[1], h) is None:
-                        continue
-                    url = (f"{server}/api/v1/datasets/{name}/data?field={field}&time={time}&level={h}"
-                           f"&box={box_arg(*box)}&format=npy")
-                    got = np.load(io.BytesIO(get(url)))
-                    expected = sample_source(source, geom, *box, h)
-                    queries += 1
-                    if got.dtype != expected.dtype or not np.array_equal(got, expected):
-                        mismatches.add(f"{url}: {got.dtype}{got.shape} differs from the formula {expected.shape}")
+    for field, time, h, box, expected in expected_reads(idx, geom):
+        url = (f"{server}/api/v1/datasets/{name}/data?field={field}&time={time}&level={h}"
+               f"&box={box_arg(*box)}&format=npy")
+        got = np.load(io.BytesIO(get(url)))
+        queries += 1
+        if got.dtype != expected.dtype or not np.array_equal(got, expected):
+            mismatches.add(f"{url}: {got.dtype}{got.shape} differs from the formula {expected.shape}")
     mismatches.assert_none(idx)
     assert queries >= 4 * (geom.maxh + 1), queries
 
@@ -82,7 +74,6 @@ def test_json_data_endpoint_equals_the_formula(server, pidx_dir, name):
 def test_openvisus_client_box_and_block_queries_equal_the_formula(ov, server, pidx_dir, name):
     idx = pidx_dir / f"{name}.idx"
     geom = geometry(idx)
-    dims = dataset_dims(geom)
     remote = ov.LoadDataset(f"{server}/mod_visus?dataset={name}")
     assert remote.getMaxResolution() == geom.maxh
     if name in CHUNKED:  # the presented bitmask, not the stored one OpenVisus misreads on the files
@@ -90,19 +81,12 @@ def test_openvisus_client_box_and_block_queries_equal_the_formula(ov, server, pi
     access = remote.createAccessForBlockQuery()
     mismatches = Mismatches()
     queries = 0
-    for v, (field, dtype, ncomp) in enumerate(pidx_fields(idx)):
-        source = formula(geom, v, dtype, ncomp)
-        for time in timesteps(idx):
-            for h in range(geom.maxh + 1):
-                for box in sub_boxes(dims)[:2]:
-                    if grid_axes(geom, box[0], box[1], h) is None:
-                        continue
-                    expected = sample_source(source, geom, *box, h)
-                    for kind, extra in (("boxquery", {}), ("blockquery", {"access": access})):
-                        got = np.asarray(remote.read(field=field, time=time, logic_box=box, max_resolution=h, **extra))
-                        queries += 1
-                        if not np.array_equal(got, expected):
-                            mismatches.add(f"OpenVisus {kind} {field} t{time} h{h} box {box_arg(*box)}: "
-                                           f"{got.dtype}{got.shape} differs from the formula {expected.shape}")
+    for field, time, h, box, expected in expected_reads(idx, geom, sub_boxes(dataset_dims(geom))[:2]):
+        for kind, extra in (("boxquery", {}), ("blockquery", {"access": access})):
+            got = np.asarray(remote.read(field=field, time=time, logic_box=box, max_resolution=h, **extra))
+            queries += 1
+            if not np.array_equal(got, expected):
+                mismatches.add(f"OpenVisus {kind} {field} t{time} h{h} box {box_arg(*box)}: "
+                               f"{got.dtype}{got.shape} differs from the formula {expected.shape}")
     mismatches.assert_none(idx)
     assert queries >= 8 * (geom.maxh + 1), queries
