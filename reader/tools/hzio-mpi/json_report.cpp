@@ -34,6 +34,7 @@ std::string JsonReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
          ",\"bytes\":" + std::to_string(s.per_aggregator[i].bytes) + "}";
   j += "]";
   if (verified) j += std::string(",\"verify\":\"") + (*verified ? "ok" : "failed") + "\"";
+  if (!s.note.empty()) j += ",\"note\":\"" + s.note + "\"";  // plain text of the library, no quotes
   return j + "}";
 }
 
@@ -44,6 +45,7 @@ std::string TextReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
                   " s, aggregate " + Num(s.max.aggregate) + " s, io " + Num(s.max.io) + " s; " +
                   std::to_string(s.aggregators) + " aggregators, " + std::to_string(s.file_bytes) + " file bytes";
   if (verified) t += std::string("; verify ") + (*verified ? "ok" : "FAILED");
+  if (!s.note.empty()) t += "\nnote: " + s.note;
   return t;
 }
 

@@ -16,14 +16,16 @@ constexpr const char* kUsage =
     "      [--fields \"pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]\"]\n"
     "      [--timesteps T] [--bitsperblock N] [--blocksperfile N] [--restructure default|expanded|AxBxC]\n"
     "      [--aggregators K] [--compression raw|zip|lz4] [--sync [--no-direct-io]] [--wait] [--json]\n"
-    "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H] [--field NAME] [--time T]\n"
-    "      [--mode two-phase|one-phase] [--aggregators K] [--verify] [--json]\n"
+    "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H|H1,H2,..|all] [--field NAME]\n"
+    "      [--time T] [--mode two-phase|one-phase] [--aggregators K] [--verify] [--out OUT.npy] [--json]\n"
     "\n"
     "write replaces OUT.idx as one transaction: the old dataset stays readable until the new one\n"
     "commits (a new generation of its data directory, then one rename of OUT.idx). --sync flushes\n"
     "the data to disk first (files an aggregator writes whole go around the page cache with O_DIRECT\n"
     "where the file system allows it; --no-direct-io keeps them buffered); --wait waits while another\n"
-    "writer holds OUT.idx.lock (default: fail).\n";
+    "writer holds OUT.idx.lock (default: fail).\n"
+    "read --out writes what the ranks read (the --box at each level) to one .npy, (nz, ny, nx[, c]),\n"
+    "with {field} and {level} in its name replaced when several fields or levels are read.\n";
 
 }  // namespace
 

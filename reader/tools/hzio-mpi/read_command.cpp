@@ -1,6 +1,8 @@
 // `hzio-mpi read`: parallel restart read through hzio::mpi::ParallelReader, with --verify
-// against the synthetic formula of design.md §4.
+// against the synthetic formula of design.md §4 and --out to keep what was read as .npy files.
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,9 @@
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/access/synthetic.h"
 #include "hzio/util/error.h"
+#include "hzio/util/strings.h"
 #include "json_report.h"
+#include "npy_output.h"
 
 namespace hzio_mpi_tool {
 
@@ -30,6 +34,7 @@ void Accumulate(IoStats& total, const IoStats& s) {
   total.data_bytes += s.data_bytes;
   total.file_bytes += s.file_bytes;
   total.aggregators = s.aggregators;
+  if (!s.note.empty()) total.note = s.note;
   if (total.per_aggregator.size() != s.per_aggregator.size()) {
     total.per_aggregator = s.per_aggregator;
   } else {
@@ -37,10 +42,40 @@ void Accumulate(IoStats& total, const IoStats& s) {
   }
 }
 
+// `--level`: H, a list H1,H2,..., or "all" (0..maxh); default maxh.
+std::vector<int> ParseLevels(const std::string& text, int maxh) {
+  std::vector<int> levels;
+  if (text.empty()) return {maxh};
+  if (text == "all") {
+    for (int h = 0; h <= maxh; ++h) levels.push_back(h);
+    return levels;
+  }
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string word = text.substr(at, comma - at);
+    const int64_t h = ParseInt64(word, "--level");
+    Check(h >= 0 && h <= maxh, ErrorCode::kInvalidArgument,
+          "--level '" + word + "' is not a level 0.." + std::to_string(maxh) + " (or a list of them, or all)");
+    levels.push_back(static_cast<int>(h));
+    at = comma + 1;
+  }
+  return levels;
+}
+
+// `--out` for one field at one level: {field} and {level} in the template replaced.
+std::string OutPath(std::string path, const std::string& field, int level) {
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{field}", field}, {"{level}", std::to_string(level)}})
+    for (size_t at = path.find(key); at != std::string::npos; at = path.find(key, at + value.size()))
+      path.replace(at, key.size(), value);
+  return path;
+}
+
 }  // namespace
 
 int RunRead(MPI_Comm comm, int argc, char** argv) {
-  const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators"}, {"verify", "json"});
+  const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators", "out"},
+                  {"verify", "json"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
   Check(mode == "two-phase" || mode == "one-phase", ErrorCode::kInvalidArgument,
@@ -59,7 +94,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   Check(grid.Product() == ranks, ErrorCode::kInvalidArgument,
         "--grid " + grid.ToString() + " has " + std::to_string(grid.Product()) + " cells for " +
             std::to_string(ranks) + " ranks");
-  const int level = static_cast<int>(args.GetInt("level", header.maxh()));
+  const std::vector<int> levels = ParseLevels(args.Get("level"), header.maxh());
   const int64_t time = args.GetInt("time", header.time.Default());
   std::vector<int> fields;
   if (args.Has("field")) {
@@ -67,19 +102,31 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   } else {
     for (size_t f = 0; f < header.fields.size(); ++f) fields.push_back(static_cast<int>(f));
   }
+  const std::string out = args.Get("out");
+  Check(out.empty() || fields.size() == 1 || out.find("{field}") != std::string::npos, ErrorCode::kInvalidArgument,
+        "--out " + out + " must name the field ({field}) when several fields are read");
+  Check(out.empty() || levels.size() == 1 || out.find("{level}") != std::string::npos, ErrorCode::kInvalidArgument,
+        "--out " + out + " must name the level ({level}) when several levels are read");
 
-  std::vector<Box> mine;
   const Box cell = GridCell(box, grid, rank);
-  if (reader.HasSamples(cell, level)) mine.push_back(cell);  // coarse levels may leave a cell empty
   MPI_Barrier(comm);
   IoStats total;
   bool ok = true;
-  for (int f : fields) {
-    const std::vector<BoxData> data = reader.Read(f, time, level, mine);
-    Accumulate(total, reader.stats());
-    if (args.Has("verify"))
-      for (const BoxData& d : data)
-        ok = ok && FirstSyntheticMismatch(header.fields[static_cast<size_t>(f)].dtype, f, time, d.grid, d.bytes.data()) < 0;
+  for (const int level : levels) {
+    Check(out.empty() || reader.HasSamples(box, level), ErrorCode::kOutOfRange,
+          "box " + box.ToRangesString() + " holds no sample at level " + std::to_string(level));
+    std::vector<Box> mine;
+    if (reader.HasSamples(cell, level)) mine.push_back(cell);  // coarse levels may leave a cell empty
+    for (int f : fields) {
+      const std::vector<BoxData> data = reader.Read(f, time, level, mine);
+      Accumulate(total, reader.stats());
+      const DType& dtype = header.fields[static_cast<size_t>(f)].dtype;
+      if (args.Has("verify"))
+        for (const BoxData& d : data) ok = ok && FirstSyntheticMismatch(dtype, f, time, d.grid, d.bytes.data()) < 0;
+      if (!out.empty())
+        WriteNpyCollectively(comm, OutPath(out, header.fields[static_cast<size_t>(f)].name, level),
+                             reader.ResultGrid(box, level), dtype, data.empty() ? nullptr : &data[0]);
+    }
   }
   std::optional<bool> verified;
   if (args.Has("verify")) {

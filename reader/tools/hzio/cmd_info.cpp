@@ -115,6 +115,14 @@ void PrintJson(const Dataset& dataset) {
   j.Key("blocksperfile").Int(h.blocks_per_file);
   j.Key("total_blocks").Int(static_cast<int64_t>(layout.total_blocks()));
   j.Key("filename_template").String(h.filename_template);
+  if (const auto& c = h.pidx_chunking) {  // how the files store it (format/pidx_chunking.h)
+    j.Key("pidx_chunking").BeginObject();
+    j.Key("chunk").IntArray(ToVector(c->chunk));
+    j.Key("stored_bitmask").String(c->stored_bitmask.text());
+    j.Key("stored_bitsperblock").Int(c->stored_bits_per_block);
+    j.Key("restructure_box").IntArray(ToVector(c->patch));
+    j.EndObject();
+  }
   j.Key("fields").BeginArray();
   for (const Field& f : h.fields) {
     j.BeginObject();
@@ -184,6 +192,11 @@ void PrintText(const Dataset& dataset) {
               static_cast<long long>(layout.samples_per_block()), static_cast<unsigned long long>(layout.total_blocks()));
   std::printf("blocksperfile  %lld\n", static_cast<long long>(h.blocks_per_file));
   std::printf("file template  %s\n", h.filename_template.c_str());
+  if (const auto& c = h.pidx_chunking)
+    std::printf("PIDX chunked   chunks of %s samples; stored (bits) %s + chunk bits %s, (bitsperblock) %d;\n"
+                "               restructure box %s; read-only\n",
+                DimsText(c->chunk).c_str(), c->stored_bitmask.text().c_str(), c->within_bits.c_str(),
+                c->stored_bits_per_block, DimsText(c->patch).c_str());
   int64_t time_count = 0;
   const std::string time_text = TimeText(h.time, &time_count);
   std::printf("timesteps      %s", time_text.c_str());

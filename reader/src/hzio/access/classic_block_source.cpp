@@ -69,6 +69,10 @@ ClassicBlockSource::ClassicBlockSource(std::shared_ptr<const IdxHeader> header, 
       slots_(files_.blocks_per_file() * static_cast<int64_t>(this->header().fields.size())) {
   Check(this->header().arco == 0, ErrorCode::kUnsupported,
         idx_path_ + ": ARCO one-file-per-block datasets ((arco) > 0) are not supported");
+  // The files of a PIDX chunked dataset hold chunk records: they are read under its stored header
+  // (PidxStoredHeader), never under the presented one, whose blocks are built from them.
+  Check(!this->header().pidx_chunking, ErrorCode::kInternal,
+        idx_path_ + ": a PIDX chunked dataset's block files are read through PidxChunkSource");
   if (idx_identity) {
     idx_identity_ = *idx_identity;
   } else {

@@ -3,6 +3,7 @@
 #include "hzio/access/box_assembler.h"
 #include "hzio/access/classic_block_source.h"
 #include "hzio/access/dataset_openers.h"
+#include "hzio/access/pidx_chunk_source.h"
 #include "hzio/storage/file.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
@@ -102,7 +103,11 @@ std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const Ope
   auto layout = std::make_shared<const BlockLayout>(header->bitmask, header->bits_per_block);
   ClassicBlockSource::Options source_options;
   source_options.threads = options.threads;
-  auto blocks = std::make_shared<ClassicBlockSource>(header, layout, idx_path, file->identity(), source_options);
+  std::shared_ptr<BlockSource> blocks;
+  if (header->pidx_chunking)  // PIDX chunk records, presented as the full sample grid
+    blocks = OpenPidxChunkBlocks(header, layout, idx_path, file->identity(), source_options);
+  else
+    blocks = std::make_shared<ClassicBlockSource>(header, layout, idx_path, file->identity(), source_options);
   return std::make_shared<Dataset>(std::move(blocks), idx_path, options);
 }
 

@@ -23,6 +23,14 @@ namespace {
 
 int64_t Slots(const IdxHeader& h) { return h.blocks_per_file * static_cast<int64_t>(h.fields.size()); }
 
+// hzio reads PIDX's chunked layout as a plain IDX dataset (format/pidx_chunking.h) but never writes
+// chunk records: every write into one is refused, before its lock file is made.
+void CheckWritable(const IdxHeader& header, const std::string& idx_path) {
+  Check(!header.pidx_chunking, ErrorCode::kUnsupported,
+        idx_path + ": a PIDX chunked dataset ((compression type) 1) is read-only in hzio; read it and "
+                   "convert the arrays into a new dataset");
+}
+
 // `spec` with timestep t declared; runs of consecutive timesteps joined ("0 2 time_%04d/").
 TimeSpec WithTimestep(TimeSpec spec, int64_t t) {
   std::vector<TimeRange> ranges = spec.ranges;
@@ -44,16 +52,19 @@ TimeSpec WithTimestep(TimeSpec spec, int64_t t) {
 
 DatasetTransaction::DatasetTransaction(std::string idx_path, TransactionOptions options)
     : idx_path_(std::move(idx_path)), options_(std::move(options)) {
+  struct stat st {};
+  if (::stat(idx_path_.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    CheckWritable(IdxHeader::Parse(ReadWholeFile(idx_path_), idx_path_, IdxStemOf(idx_path_)), idx_path_);
   LockOptions lock_options;
   lock_options.wait = options_.wait;
   lock_options.on_wait = options_.notify;
   lock_ = LockFile::Acquire(LockPathFor(idx_path_), idx_path_, lock_options);
   CrashPoint("locked " + idx_path_);
   RemoveHeaderTemporaries();
-  struct stat st {};
   if (::stat(idx_path_.c_str(), &st) == 0) {
     Check(S_ISREG(st.st_mode), ErrorCode::kInvalidArgument, idx_path_ + " exists and is not a regular file");
     committed_ = IdxHeader::Parse(ReadWholeFile(idx_path_), idx_path_, IdxStemOf(idx_path_));
+    CheckWritable(*committed_, idx_path_);  // replaced by another between the two reads
     target_ = committed_;
     mode_ = Mode::kAppend;
   } else if (errno != ENOENT) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hzio/format/field.h"
+#include "hzio/format/pidx_chunking.h"
 #include "hzio/format/time_spec.h"
 #include "hzio/hz/bitmask.h"
 #include "hzio/util/box.h"
@@ -35,6 +36,10 @@ struct IdxHeader {
   bool missing_blocks = false;
   int64_t arco = 0;
   std::vector<std::pair<std::string, std::string>> metadata;  // unknown keys without parentheses
+  /// Set for a PIDX chunked dataset (pidx_chunking.h): how its block files store it. The rest of
+  /// the header then describes the dataset hzio presents (the full sample grid, `(bits)` extended
+  /// by the chunks' bits), and its text form is that dataset's plain IDX header.
+  std::optional<PidxChunking> pidx_chunking;
 
   int dims() const { return bitmask.dims(); }
   int maxh() const { return bitmask.maxh(); }
@@ -60,9 +65,10 @@ struct IdxHeader {
 };
 
 /// PIDX 0.9.3's layouts (idx-format.md §1.2): its extra keys say how the blocks were written.
-/// `(io mode) idx` with `(compression type) 0` is plain IDX and passes; PIDX's chunked layouts
-/// (types 1 and 2, any other type), its raw/l_part_idx/particle io modes and big-endian samples
-/// throw kUnsupported naming the key. Headers without these keys pass.
+/// `(io mode) idx` with `(compression type)` 0 (plain IDX) or 1 (chunked, applied afterwards by
+/// ApplyPidxChunking) passes; the chunked zfp layout (type 2, any other type), its
+/// raw/l_part_idx/particle io modes and big-endian samples throw kUnsupported naming the key.
+/// Headers without these keys pass.
 void CheckPidxLayout(const IdxHeader& header);
 
 /// The §2.4 filename template guess for an .idx base name.

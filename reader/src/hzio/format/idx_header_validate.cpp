@@ -58,6 +58,7 @@ void IdxHeader::Validate(const std::string& idx_stem) {
     version_text.clear();
   }
   CheckPidxLayout(*this);  // first: a chunked PIDX header's bitmask describes chunks, not samples
+  ApplyPidxChunking(*this);
   Check(version >= 1 && version <= 6, ErrorCode::kInvalidArgument,
         "(version) " + std::to_string(version) + " is not 1..6");
   Check(box.dims() >= 1 && !box.Empty(), ErrorCode::kInvalidArgument,

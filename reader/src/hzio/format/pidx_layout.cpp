@@ -1,6 +1,6 @@
 // The keys PIDX 0.9.3 adds to its headers (idx-format.md §1.2): which of its layouts a dataset
 // uses. OpenVisus ignores them (and so misreads the chunked layout); hzio reads the plain IDX
-// layout and refuses the others clearly until it reads them.
+// layout and the chunked one (pidx_chunking.h) and refuses the others clearly.
 #include "hzio/format/idx_header.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
@@ -32,11 +32,10 @@ void CheckPidxLayout(const IdxHeader& header) {
     } catch (const Error&) {
       throw Error(ErrorCode::kUnsupported, "(compression type) '" + *type + "' is not a PIDX layout");
     }
-    Check(t != kPidxChunkingOnly, ErrorCode::kUnsupported,
-          "PIDX chunked layout: not yet supported ((compression type) 1, PIDX_CHUNKING_ONLY)");
     Check(t != kPidxChunkingZfp, ErrorCode::kUnsupported,
-          "PIDX chunked zfp layout: not supported ((compression type) 2, PIDX_CHUNKING_ZFP)");
-    Check(t == kPidxNoCompression, ErrorCode::kUnsupported,
+          "PIDX chunked zfp layout: not supported ((compression type) 2, PIDX_CHUNKING_ZFP; PIDX 0.9.3 "
+          "cannot read it back either)");
+    Check(t == kPidxNoCompression || t == kPidxChunkingOnly, ErrorCode::kUnsupported,
           "(compression type) " + *type + " is not a PIDX layout");
   }
 }

@@ -89,8 +89,13 @@ ClassicBlockSource& ParallelReader::Blocks() {
   if (!blocks_) {
     ClassicBlockSource::Options serial;
     serial.threads = 1;
-    blocks_ = std::make_shared<ClassicBlockSource>(std::make_shared<const IdxHeader>(header_), layout_, idx_path_,
-                                                   idx_identity_, serial);
+    auto header = std::make_shared<const IdxHeader>(header_);
+    if (header_.pidx_chunking) {  // the files hold chunk records; blocks_ reads them as stored
+      chunks_ = OpenPidxChunkBlocks(header, layout_, idx_path_, idx_identity_, serial);
+      blocks_ = std::static_pointer_cast<ClassicBlockSource>(chunks_->stored());
+    } else {
+      blocks_ = std::make_shared<ClassicBlockSource>(header, layout_, idx_path_, idx_identity_, serial);
+    }
   }
   return *blocks_;
 }
@@ -200,13 +205,16 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   // A single rank has nothing to exchange: its two-phase read is the one-phase read, which scatters
   // straight from the files into the boxes with no aggregator buffer in between.
   const int ranks = CommSize(comm_);
-  if (options_.mode == ReadMode::kTwoPhase && ranks > 1)
+  const bool chunked = header_.pidx_chunking.has_value();
+  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked)
     error = ReadTwoPhase(fields, time, level, region, clipped, targets);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
+  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
+    stats_.note = "PIDX chunked dataset: read one-phase (its blocks are built from chunk records of other blocks)";
 
   const int64_t aggregators = stats_.aggregators;
-  const bool two_phase = options_.mode == ReadMode::kTwoPhase;
+  const bool two_phase = options_.mode == ReadMode::kTwoPhase && !chunked;
   FinishStats(
       comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
@@ -437,7 +445,8 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       open.threads = 1;
       open.max_query_bytes = std::numeric_limits<int64_t>::max();  // the caller's memory holds the result
       Blocks();
-      local_ = std::make_unique<Dataset>(blocks_, idx_path_, open);
+      local_ = chunks_ ? std::make_unique<Dataset>(chunks_, idx_path_, open)
+                       : std::make_unique<Dataset>(blocks_, idx_path_, open);
     }
     std::vector<uint64_t> blocks;  // the same for every field
     for (const Box& b : clipped) {
@@ -448,8 +457,17 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
     blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
     for (size_t k = 0; k < fields.size(); ++k) {
       const Field& f = header_.fields[static_cast<size_t>(fields[k])];
+      std::vector<uint64_t> stored;  // the blocks in the files: of a chunked dataset, those of its records
+      if (chunks_) {
+        for (const uint64_t id : blocks) {
+          const std::vector<uint64_t> records = chunks_->StoredBlocks(fields[k], id);
+          stored.insert(stored.end(), records.begin(), records.end());
+        }
+        std::sort(stored.begin(), stored.end());
+        stored.erase(std::unique(stored.begin(), stored.end()), stored.end());
+      }
       std::shared_ptr<const ClassicBlockSource::FileTable> table;  // of the file of the last block
-      for (const uint64_t id : blocks) {  // what is read, and files that must exist
+      for (const uint64_t id : chunks_ ? stored : blocks) {  // what is read, and files that must exist
         const std::string path = blocks_->files().FilePath(id, time);
         if (!table || table->path != path) table = blocks_->Table(path);
         Check(table->file != nullptr || !options_.missing_files_are_errors, ErrorCode::kNotFound,

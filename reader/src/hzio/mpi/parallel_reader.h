@@ -11,6 +11,10 @@
 /// Several fields can be read in one call. One-phase (for comparison): every rank reads its own
 /// boxes directly with hzio::core's serial engine, which is also how a single rank reads in either
 /// mode (it has nothing to exchange). Errors follow the writer's collective semantics.
+///
+/// A PIDX chunked dataset (format/pidx_chunking.h) is read one-phase in both modes: its blocks are
+/// built from chunk records that lie in other blocks (access/pidx_chunk_source.h), which the
+/// aggregators' row ranges of whole blocks cannot hold; IoStats::note says so.
 #pragma once
 
 #include <mpi.h>
@@ -25,6 +29,7 @@
 
 #include "hzio/access/classic_block_source.h"
 #include "hzio/access/dataset.h"
+#include "hzio/access/pidx_chunk_source.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
@@ -140,6 +145,7 @@ class ParallelReader {
   std::shared_ptr<BlockLayout> layout_;
   std::optional<FileIdentity> idx_identity_;  // of the .idx right after it was read (its version)
   std::shared_ptr<ClassicBlockSource> blocks_;  // the block files, serial (the ranks are the parallelism)
+  std::shared_ptr<PidxChunkSource> chunks_;     // a PIDX chunked dataset's blocks, built over blocks_
   std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   IoStats stats_;

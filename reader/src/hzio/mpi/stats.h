@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "hzio/util/box.h"
@@ -34,6 +35,7 @@ struct IoStats {
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
   Point cell_size;                              // writer: the restructuring box
+  std::string note;                             // how the call deviated from the asked mode, or ""
 };
 
 /// Fills the global fields of `s` from this rank's local ones with two reductions and one
