@@ -23,6 +23,9 @@ int RunServeCommand(int argc, char** argv) {
     OpenOptions open;
     open.threads = 1;  // requests run in parallel on the worker pool; one decoder each
     open.max_query_bytes = options.max_query_bytes;
+    open.cache_dir = options.cache_dir;  // remote datasets: the disk cache below the server's own
+    open.cache_max_bytes = options.cache_max_bytes;
+    open.memory_cache = false;  // the server keeps decoded blocks in its own cache
     DatasetRegistry registry = DatasetRegistry::Open(options.datasets, open);
     if (registry.all().empty())
       std::cerr << "hzio serve: warning: no datasets given; serving only the web files and the API\n";

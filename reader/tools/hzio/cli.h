@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "args.h"
+#include "hzio/access/dataset.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/storage/file.h"
 #include "hzio/util/box.h"
@@ -56,6 +57,14 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
                          std::optional<std::pair<int64_t, int64_t>> time, const StorageOptions& storage);
 /// Parses "T" or "T0:T1" (inclusive, like OpenVisus's `(time) T0 T1`).
 std::pair<int64_t, int64_t> ParseTimeRange(const Args& args, const std::string& text);
+
+/// The help lines of the dataset URL forms and of the cache options, for the commands' usage texts.
+extern const char kDatasetHelp[];
+extern const char kCacheHelp[];
+/// Declares --cache-dir DIR, --cache-size SIZE and --no-cache (the disk cache of remote blocks).
+void AddCacheOptions(Args& args);
+/// Applies them to `options` (not given: HZIO_CACHE_DIR / HZIO_CACHE_SIZE, else ~/.cache/hzio, 10 GiB).
+void ReadCacheOptions(const Args& args, OpenOptions& options);
 
 /// Reads and validates the header of an existing local .idx.
 IdxHeader ReadLocalHeader(const std::string& idx_path);

@@ -17,9 +17,9 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio read DATASET [--field NAME] [--time T] [--box x0:x1,y0:y1[,z0:z1]] [--level H]\n"
-    "                 -o OUT.npy|OUT.raw [--threads N]\n"
+    "                 -o OUT.npy|OUT.raw [--threads N] [--cache-dir DIR | --no-cache]\n"
     "\n"
-    "Reads samples of a dataset (.idx path or http://HOST:PORT/mod_visus?dataset=NAME).\n"
+    "Reads samples of a dataset (a .idx path or URL, below).\n"
     "\n"
     "  --field NAME   field to read (default: the first)\n"
     "  --time T       timestep (default: the dataset's first)\n"
@@ -66,8 +66,9 @@ class RawFile {
 }  // namespace
 
 int RunRead(int argc, char** argv) {
-  Args args("read", kUsage);
+  Args args("read", std::string(kUsage) + kCacheHelp + "\n" + kDatasetHelp);
   args.Option("--field").Option("--time").Option("--box").Option("--level").Option("--output", "-o").Option("--threads").Option("--slab-mb");
+  AddCacheOptions(args);
   if (!args.Parse(argc, argv, 1, 1, "DATASET")) return 0;
   const std::optional<std::string> out = args.Get("--output");
   if (!out) throw args.Usage("missing -o OUT.npy|OUT.raw");
@@ -86,6 +87,7 @@ int RunRead(int argc, char** argv) {
   const int64_t slab_bytes = args.GetInt("--slab-mb", 1, 1 << 20).value_or(kDefaultSlabMiB) << 20;
   OpenOptions options;
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
+  ReadCacheOptions(args, options);
 
   const std::string& source = args.positionals()[0];
   std::shared_ptr<Dataset> dataset = OpenDataset(source, options);

@@ -17,7 +17,7 @@ namespace hzio::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: hzio verify DATASET [--threads N]\n"
+    "usage: hzio verify DATASET [--threads N] [--cache-dir DIR | --no-cache]\n"
     "\n"
     "Reads and decodes every block of every field and timestep whose samples fall inside the\n"
     "dataset box. Prints, per field and timestep, how many blocks are present, missing (never\n"
@@ -85,14 +85,16 @@ std::string OneLine(std::string s) {
 }  // namespace
 
 int RunVerify(int argc, char** argv) {
-  Args args("verify", kUsage);
+  Args args("verify", std::string(kUsage) + kCacheHelp + "\n" + kDatasetHelp);
   args.Option("--threads");
+  AddCacheOptions(args);
   if (!args.Parse(argc, argv, 1, 1, "DATASET")) return 0;
   int threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   OpenOptions options;
   options.threads = 1;  // parallelism comes from verifying several blocks at once
+  ReadCacheOptions(args, options);
   std::shared_ptr<Dataset> dataset = OpenDataset(args.positionals()[0], options);
   const IdxHeader& header = dataset->header();
   const BlockLayout& layout = dataset->layout();

@@ -16,12 +16,15 @@ constexpr char kUsage[] =
     "Multiresolution IDX (OpenVisus-compatible) datasets.\n"
     "\n"
     "commands:\n"
-    "  info DATASET [--json]          describe a dataset (.idx path or mod_visus URL)\n"
+    "  info DATASET [--json]          describe a dataset (.idx path, server, web or s3:// URL)\n"
     "  create OUT.idx --dims ...      create an empty dataset\n"
     "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
     "  read DATASET -o OUT.npy        read a box at a resolution into .npy or raw\n"
     "  verify DATASET                 check that every block decodes\n"
-    "  serve [DATASET|DIR ...]        serve datasets over HTTP (mod_visus + JSON API)\n";
+    "  serve [DATASET|DIR ...]        serve datasets over HTTP (mod_visus + JSON API)\n"
+    "\n"
+    "Remote datasets (web servers, S3) are cached on disk: HZIO_CACHE_DIR (default ~/.cache/hzio),\n"
+    "HZIO_CACHE_SIZE (default 10g), or --cache-dir/--cache-size/--no-cache of each command.\n";
 
 // Error messages become exactly one line.
 std::string OneLine(std::string s) {

@@ -13,9 +13,10 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h * 0xFF51AFD7ED558CCDull;
 }
 
-uint64_t Generation(const std::string& path) {
+uint64_t Generation(const std::string& path, const std::string& version) {
   uint64_t h = 1469598103934665603ull;
   for (char c : path) h = Mix(h, static_cast<unsigned char>(c));
+  for (char c : version) h = Mix(h, static_cast<unsigned char>(c));  // remote datasets: their ETag
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
   if (!ec) h = Mix(h, size);
@@ -48,7 +49,7 @@ void DatasetRegistry::Add(std::string name, std::string group, std::shared_ptr<D
   s.name = std::move(name);
   s.group = std::move(group);
   s.path = dataset->source();
-  s.generation = Generation(s.path);
+  s.generation = Generation(s.path, dataset->Version());
   s.dataset = std::move(dataset);
   by_name_[s.name] = datasets_.size();
   datasets_.push_back(std::move(s));

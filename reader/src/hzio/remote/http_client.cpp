@@ -310,14 +310,16 @@ void HttpClient::PerformMany(std::span<const HttpRequest> requests, const OnResp
       t->response.status = status;
       on_response(t->index, std::move(t->response));
     }
-    // Sleep until a socket is ready, at most until the next retry is due.
+    if (active.empty() && fresh.empty() && retries.empty()) return;
+    // Sleep until a socket is ready, at most until libcurl's next timer or the next retry is due.
     long wait_ms = 100;
+    long curl_ms = -1;
+    curl_multi_timeout(agent->multi, &curl_ms);
+    if (curl_ms >= 0 && !active.empty()) wait_ms = std::min(wait_ms, curl_ms);
     for (const Waiting& w : retries)
       wait_ms = std::min<long>(wait_ms, std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                                               w.due - Clock::now()).count()));
-    if (!active.empty() || wait_ms > 0)
-      curl_multi_poll(agent->multi, nullptr, 0, static_cast<int>(active.empty() ? wait_ms : std::min(wait_ms, 100L)),
-                      nullptr);
+    if (wait_ms > 0) curl_multi_poll(agent->multi, nullptr, 0, static_cast<int>(wait_ms), nullptr);
   }
 }
 

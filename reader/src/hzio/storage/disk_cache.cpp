@@ -118,22 +118,8 @@ std::string DiskCache::DefaultDirectory() {
 }
 
 int64_t DiskCache::DefaultMaxBytes() {
-  constexpr int64_t kDefault = int64_t{10} << 30;
   const char* v = std::getenv("HZIO_CACHE_SIZE");
-  if (!v || !*v) return kDefault;
-  std::string s = ToLower(Trim(v));
-  int shift = 0;
-  if (!s.empty() && std::string("kmgt").find(s.back()) != std::string::npos) {
-    shift = 10 * (1 + static_cast<int>(std::string("kmgt").find(s.back())));
-    s.pop_back();
-  } else if (s.size() > 1 && s.back() == 'b' && std::string("kmgt").find(s[s.size() - 2]) != std::string::npos) {
-    shift = 10 * (1 + static_cast<int>(std::string("kmgt").find(s[s.size() - 2])));
-    s.resize(s.size() - 2);
-  }
-  const int64_t n = ParseInt64(s, "HZIO_CACHE_SIZE");
-  Check(n > 0 && n < (int64_t{1} << (62 - shift)), ErrorCode::kInvalidArgument,
-        "HZIO_CACHE_SIZE: " + std::string(v) + " is not a positive size");
-  return n << shift;
+  return v && *v ? ParseByteSize(v, "HZIO_CACHE_SIZE") : int64_t{10} << 30;
 }
 
 std::string DiskCache::EntryPath(const std::string& key) const {
