@@ -48,8 +48,15 @@ TEST(ByteRange, Validators) {
   EXPECT_EQ(ObjectValidator(r), "");
   r.headers["last-modified"] = "Mon, 01 Jan 2024 00:00:00 GMT";
   EXPECT_EQ(ObjectValidator(r), "modified:Mon, 01 Jan 2024 00:00:00 GMT");
+  EXPECT_EQ(ValidatorPart(ObjectValidator(r), "modified"), "Mon, 01 Jan 2024 00:00:00 GMT");
+  EXPECT_EQ(ValidatorPart(ObjectValidator(r), "etag"), "");
   r.headers["etag"] = "\"abc\"";
+  EXPECT_EQ(ObjectValidator(r), "etag:\"abc\";modified:Mon, 01 Jan 2024 00:00:00 GMT");
+  EXPECT_EQ(ValidatorPart(ObjectValidator(r), "etag"), "\"abc\"");
+  EXPECT_EQ(ValidatorPart(ObjectValidator(r), "modified"), "Mon, 01 Jan 2024 00:00:00 GMT");
+  r.headers.erase("last-modified");
   EXPECT_EQ(ObjectValidator(r), "etag:\"abc\"");
+  EXPECT_EQ(ValidatorPart(ObjectValidator(r), "etag"), "\"abc\"");
 }
 
 }  // namespace

@@ -58,9 +58,19 @@ std::optional<std::string_view> RangeBytes(const HttpResponse& r, uint64_t offse
 }
 
 std::string ObjectValidator(const HttpResponse& r) {
-  if (r.HasHeader("etag") && !r.Header("etag").empty()) return "etag:" + r.Header("etag");
-  if (r.HasHeader("last-modified") && !r.Header("last-modified").empty()) return "modified:" + r.Header("last-modified");
-  return "";
+  std::string v;
+  if (!r.Header("etag").empty()) v = "etag:" + r.Header("etag");
+  if (!r.Header("last-modified").empty()) v += (v.empty() ? "" : ";") + std::string("modified:") + r.Header("last-modified");
+  return v;
+}
+
+std::string ValidatorPart(const std::string& validator, const std::string& kind) {
+  const std::string tag = kind + ":";
+  size_t at = validator.rfind(tag, 0) == 0 ? 0 : validator.find(";" + tag);
+  if (at == std::string::npos) return "";
+  if (at != 0) ++at;
+  const size_t end = kind == "etag" ? validator.find(";modified:", at) : std::string::npos;
+  return validator.substr(at + tag.size(), end == std::string::npos ? std::string::npos : end - at - tag.size());
 }
 
 }  // namespace hzio::internal_remote

@@ -28,8 +28,12 @@ std::optional<uint64_t> ObjectSize(const HttpResponse& response);
 /// with the whole object), or nullopt when the response does not hold them all (a short object).
 std::optional<std::string_view> RangeBytes(const HttpResponse& response, uint64_t offset, uint64_t length);
 
-/// "etag:<ETag>", else "modified:<Last-Modified>", else "" — what identifies this version of the
-/// object a response comes from.
+/// "etag:<ETag>;modified:<Last-Modified>" (either part when only one is sent, "" for neither):
+/// what identifies this version of the object a response comes from. Both, because S3's ETag is
+/// a hash of the content: an object uploaded again with the same bytes keeps its ETag but not its
+/// Last-Modified.
 std::string ObjectValidator(const HttpResponse& response);
+/// The "etag" or "modified" part of a validator ("" when absent).
+std::string ValidatorPart(const std::string& validator, const std::string& kind);
 
 }  // namespace hzio::internal_remote

@@ -19,8 +19,11 @@ using namespace internal_remote;
 // A .idx is a few KiB; anything this large is not one.
 constexpr size_t kMaxHeaderBytes = size_t{16} << 20;
 
-std::string VersionOf(const std::string& validator, const std::string& text) {
-  return "remote:" + (validator.empty() ? "sha256:" + HexLower(Sha256(text)) : validator);
+// The dataset's version: the .idx's validator (or the hash of its text when the server sends
+// none), and hzio's upload marker's when there is one (every upload writes a new marker).
+std::string VersionOf(const std::string& validator, const std::string& text, const std::string& marker_validator) {
+  return "remote:" + (validator.empty() ? "sha256:" + HexLower(Sha256(text)) : validator) +
+         (marker_validator.empty() ? "" : "|upload:" + marker_validator);
 }
 
 }  // namespace
@@ -38,7 +41,12 @@ std::shared_ptr<Dataset> OpenObjectDataset(const std::string& url, const OpenOpt
   std::vector<ObjectStore::Get> gets(2);
   gets[0].key = idx_key;
   gets[0].max_bytes = kMaxHeaderBytes;
-  if (cached && StartsWith(cached->validator, "etag:")) gets[0].if_none_match = cached->validator.substr(5);
+  // Revalidation by date first: an .idx uploaded again with the same bytes keeps its ETag (S3's is
+  // a content hash) while the blocks beside it may have changed.
+  if (cached) {
+    gets[0].if_modified_since = ValidatorPart(cached->validator, "modified");
+    if (gets[0].if_modified_since.empty()) gets[0].if_none_match = ValidatorPart(cached->validator, "etag");
+  }
   gets[1].key = marker_key;
   gets[1].max_bytes = 64 * 1024;
   HttpResponse responses[2];
@@ -56,20 +64,22 @@ std::shared_ptr<Dataset> OpenObjectDataset(const std::string& url, const OpenOpt
   }
   if (responses[0].status != 0) {
     const HttpResponse& idx = responses[0];
+    const HttpResponse& marker = responses[1];
+    const std::string marker_validator = marker.status == 200 ? ObjectValidator(marker) : "";
     if (idx.status == 304 && cached) {
       header = *cached;
+      header.version = VersionOf(header.validator, header.text, marker_validator);
     } else if (idx.status == 200) {
       header.text = idx.body;
       header.validator = ObjectValidator(idx);
-      header.version = VersionOf(header.validator, header.text);
-      if (disk && (!cached || cached->version != header.version || cached->text != header.text))
-        StoreCachedHeader(*disk, id, header);
+      header.version = VersionOf(header.validator, header.text, marker_validator);
     } else if (idx.status == 404) {
       throw Error(ErrorCode::kNotFound, store->Url(idx_key) + ": no such dataset (HTTP 404)");
     } else {
       throw store->ResponseError(idx_key, idx);
     }
-    const HttpResponse& marker = responses[1];
+    if (disk && (!cached || cached->version != header.version || cached->text != header.text))
+      StoreCachedHeader(*disk, id, header);
     if (marker.status == 200) {
       CheckUploadComplete(ParseUploadMarker(marker.body, store->Url(marker_key)), id);
     } else if (marker.status != 404 && marker.status != 403) {

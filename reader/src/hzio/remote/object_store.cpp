@@ -100,6 +100,7 @@ void ObjectStore::GetMany(std::span<const Get> gets, const HttpClient::OnRespons
       r.headers.emplace_back("Range", "bytes=" + std::to_string(g.offset) + "-" + std::to_string(g.offset + g.length - 1));
     if (!g.if_match.empty()) r.headers.emplace_back("If-Match", g.if_match);
     if (!g.if_none_match.empty()) r.headers.emplace_back("If-None-Match", g.if_none_match);
+    if (!g.if_modified_since.empty()) r.headers.emplace_back("If-Modified-Since", g.if_modified_since);
     r.max_body_bytes = g.max_bytes;
     requests.push_back(std::move(r));
   }

@@ -42,6 +42,7 @@ class ObjectStore {
     uint64_t length = 0;        // bytes from offset; 0 = the whole object (no Range header)
     std::string if_match;       // an ETag: 412 when the object is no longer that version
     std::string if_none_match;  // an ETag: 304 when the object is still that version
+    std::string if_modified_since;  // an HTTP date: 304 when the object is not newer
     size_t max_bytes = 0;       // a longer response is an error (0: the transport's limit)
   };
   /// Sends every GET (many in flight); `on_response(i, response)` runs on this thread as each one

@@ -34,7 +34,10 @@ void RemoteArcoBlockSource::Fetch(std::span<const BlockKey> keys, const BlockSin
           name() + ": timestep " + std::to_string(k.time) + " is not in the dataset");
     // A compressed block is rarely much larger than its samples; anything far beyond is not one.
     const size_t limit = 2 * DecodedBlockBytes(k.field) + (size_t{1} << 20);
-    gets.push_back(ObjectStore::Get{BlockKeyOf(k), 0, 0, "", "", limit});
+    ObjectStore::Get get;
+    get.key = BlockKeyOf(k);
+    get.max_bytes = limit;
+    gets.push_back(std::move(get));
   }
   ThreadPool& pool = ThreadPool::Shared();
   TaskGroup tasks(&pool, static_cast<size_t>(2 * pool.size() + 2));

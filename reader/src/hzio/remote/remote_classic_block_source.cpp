@@ -70,8 +70,13 @@ std::vector<std::shared_ptr<const RemoteClassicBlockSource::FileTable>> RemoteCl
   if (missing.empty()) return out;
   const uint64_t table_bytes = static_cast<uint64_t>(BlockTableBytes(header().version, slots_));
   std::vector<ObjectStore::Get> gets;
-  for (size_t i : missing)
-    gets.push_back(ObjectStore::Get{keys[i], 0, table_bytes, "", "", static_cast<size_t>(kMaxWholeFileBytes)});
+  for (size_t i : missing) {
+    ObjectStore::Get get;
+    get.key = keys[i];
+    get.length = table_bytes;
+    get.max_bytes = static_cast<size_t>(kMaxWholeFileBytes);
+    gets.push_back(std::move(get));
+  }
   store().GetMany(gets, [&](size_t g, HttpResponse&& res) {
     const std::string& key = gets[g].key;
     auto table = std::make_shared<FileTable>();
@@ -97,7 +102,7 @@ std::vector<std::shared_ptr<const RemoteClassicBlockSource::FileTable>> RemoteCl
     }
     out[missing[g]] = table;
   });
-  for (size_t i : missing) Remember(out[i]);
+  for (size_t m : missing) Remember(out[m]);
   return out;
 }
 
@@ -174,8 +179,13 @@ void RemoteClassicBlockSource::Fetch(std::span<const BlockKey> keys, const Block
   gets.reserve(ranges.size());
   for (const Range& r : ranges) {
     const FileTable& t = *tables[r.file];
-    gets.push_back(ObjectStore::Get{t.key, r.offset, r.length, t.etag, "",
-                                    static_cast<size_t>(std::max(r.length, std::min(t.size, kMaxWholeFileBytes)))});
+    ObjectStore::Get get;
+    get.key = t.key;
+    get.offset = r.offset;
+    get.length = r.length;
+    get.if_match = t.etag;
+    get.max_bytes = static_cast<size_t>(std::max(r.length, std::min(t.size, kMaxWholeFileBytes)));
+    gets.push_back(std::move(get));
   }
 
   // Decoding and placing run on the pool while the transfers go on; a bounded backlog.
