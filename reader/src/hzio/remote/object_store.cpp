@@ -123,6 +123,10 @@ HttpResponse ObjectStore::Put(const std::string& key, std::shared_ptr<const std:
   return client_->Perform(r, [this](HttpRequest& req) { Sign(req); });
 }
 
+HttpResponse ObjectStore::Delete(const std::string& key) const {
+  return client_->Perform(Request("DELETE", key), [this](HttpRequest& r) { Sign(r); });
+}
+
 Error ObjectStore::ResponseError(const std::string& key, const HttpResponse& res) const {
   std::string what = XmlValue(res.body, "Code");
   const std::string message = XmlValue(res.body, "Message");

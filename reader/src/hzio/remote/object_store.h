@@ -52,6 +52,8 @@ class ObjectStore {
   HttpResponse Head(const std::string& key) const;
   /// PUTs `body` as `key` (Content-Length and a signed payload hash).
   HttpResponse Put(const std::string& key, std::shared_ptr<const std::string> body) const;
+  /// DELETEs `key` (S3 answers 204 whether or not it existed).
+  HttpResponse Delete(const std::string& key) const;
 
   /// The error for an unexpected `response` to a request for `key`: 400 kInvalidArgument, 401/403
   /// kIo ("access denied", naming where the credentials came from), 404 kNotFound, 416 kCorrupt,
