@@ -7,9 +7,11 @@ Environment: HZIO_BIN (the hzio executable), HZIO_SERVER (hzio-server), HZIO_MIN
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
+import signal
 import shutil
 import socket
 import subprocess
@@ -21,6 +23,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 VENV_BIN = Path(sys.executable).parent
+
+
+def _die_with_parent() -> None:
+    """preexec_fn of the servers a test starts: SIGTERM when the test process dies, even killed."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -81,7 +88,7 @@ class Minio:
         self.proc = subprocess.Popen(
             [minio_binary(), "server", str(self.root / "data"), "--address", f"127.0.0.1:{self.port}",
              "--console-address", f"127.0.0.1:{free_port()}", "--quiet"],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, preexec_fn=_die_with_parent)
         wait_until(lambda: self.proc.poll() is not None or
                    http_status(self.endpoint + "/minio/health/ready") == 200, 60,
                    f"MinIO did not become ready (see {self.root / 'minio.log'})")
@@ -153,7 +160,8 @@ class Nginx:
             f"  server {{\n    listen 127.0.0.1:{self.port};\n    root {root};\n    location / {{ }}\n  }}\n}}\n")
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.proc = subprocess.Popen([binary, "-p", str(work), "-c", str(conf), "-e", str(work / "error.log")],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     preexec_fn=_die_with_parent)
         wait_until(lambda: self.proc.poll() is not None or http_status(self.url("")) != 0, 30,
                    "nginx did not start")
         if self.proc.poll() is not None:
@@ -176,7 +184,8 @@ class StoreProxy:
                 "--delay-ms", str(delay_ms)]
         if host_header is not None:
             args += ["--host-header", host_header]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_parent)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         line = self.proc.stdout.readline().decode() if ready else ""
         if not line.startswith("listening on "):
@@ -188,9 +197,19 @@ class StoreProxy:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def requests(self) -> list[tuple[str, str, int]]:
+    def timed_requests(self) -> list[tuple[str, str, int, float]]:
+        """(method, path, status, arrival in ms) of every request since the last reset."""
         with urllib.request.urlopen(self.endpoint + "/__proxy/stats", timeout=10) as r:
             return [tuple(x) for x in json.loads(r.read())["requests"]]
+
+    def requests(self) -> list[tuple[str, str, int]]:
+        return [r[:3] for r in self.timed_requests()]
+
+    def round_trips(self, gap_ms: float) -> int:
+        """Waves of requests: a request arriving more than `gap_ms` after the previous one starts
+        a new wave (requests sent together arrive within a few ms of each other)."""
+        times = sorted(r[3] for r in self.timed_requests())
+        return sum(1 for i, t in enumerate(times) if i == 0 or t - times[i - 1] > gap_ms)
 
     def reset(self) -> None:
         urllib.request.urlopen(self.endpoint + "/__proxy/reset", timeout=10).read()

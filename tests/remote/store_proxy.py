@@ -8,7 +8,7 @@ is mirrored); responses are relayed as they arrive.
     python store_proxy.py --upstream 127.0.0.1:9000 [--delay-ms 20] [--host-header 127.0.0.1]
 
 prints `listening on PORT` once ready. GET /__proxy/stats answers the requests seen so far as
-JSON ({"requests": [[method, path, status], ...]}); GET /__proxy/reset forgets them.
+JSON ({"requests": [[method, path, status, arrival ms], ...]}); GET /__proxy/reset forgets them.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 
 
 class Proxy:
@@ -24,6 +25,7 @@ class Proxy:
         self.delay = delay
         self.host_header = host_header
         self.requests: list[list] = []
+        self.started = time.monotonic()
 
     async def answer_stats(self, writer, target: bytes) -> None:
         if target.startswith(b"/__proxy/reset"):
@@ -99,7 +101,8 @@ class Proxy:
                     lines = [line if not line.lower().startswith(b"host:")
                              else b"Host: " + self.host_header.encode() for line in head.split(b"\r\n")]
                     head = b"\r\n".join(lines)
-                record = [method.decode(), target.decode().split("?")[0], 0]
+                record = [method.decode(), target.decode().split("?")[0], 0,
+                          round((time.monotonic() - self.started) * 1000.0, 2)]
                 self.requests.append(record)
                 if self.delay > 0:
                     await asyncio.sleep(self.delay)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a test that crashes takes its servers along
     for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out >= 0) {
