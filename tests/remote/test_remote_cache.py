@@ -6,6 +6,7 @@ truncated on disk is detected and fetched again; a dataset replaced in the store
 from the blocks of its earlier version. Requests are counted by a proxy in front of MinIO."""
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -105,7 +106,6 @@ def test_two_processes_fill_one_cache(datasets, store, tmp_path):
     cache = tmp_path / "cache"
     env = env_of(minio, proxy, cache)
     url = "s3://data/classic/visus.idx"
-    import os
     runs = [subprocess.Popen([hzio_binary(), "read", url, "-o", str(tmp_path / f"p{i}.npy"), *extra],
                              env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for i, extra in enumerate([[], ["--box", box_arg([0, 0, 0], [40, 48, 40])]])]
