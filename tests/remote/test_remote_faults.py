@@ -66,3 +66,19 @@ def test_wrong_secret_is_access_denied(minio, arco, tmp_path):
                  "AWS_SECRET_ACCESS_KEY": "", "HOME": str(tmp_path)}
     done = run_hzio(["info", "s3://data/faults/visus.idx"], anonymous)
     assert done.returncode == 1 and "anonymous request" in done.stderr, done.stderr
+
+
+def test_a_public_bucket_reads_anonymously(ov, minio, arco, tmp_path):
+    """No credentials anywhere: unsigned requests, which a bucket readable by anyone answers."""
+    folder, _ = arco
+    source = ov.LoadDataset(str(folder / "visus.idx")).read(field="v")  # the folder as the tests left it
+    minio.make_bucket("public")
+    minio.sync(folder, "s3://public/ds")
+    policy = ('{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["*"]},'
+              '"Action":["s3:GetObject","s3:ListBucket"],"Resource":["arn:aws:s3:::public","arn:aws:s3:::public/*"]}]}')
+    minio.aws("s3api", "put-bucket-policy", "--bucket", "public", "--policy", policy)
+    anonymous = {"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": str(tmp_path), "HZIO_CACHE_DIR": "off"}
+    for url in ("s3://public/ds/visus.idx", f"{minio.endpoint}/public/ds/visus.idx"):
+        env = dict(anonymous, AWS_ENDPOINT_URL=minio.endpoint)
+        got = hzio_read_array(url, tmp_path / "p.npy", env)
+        assert np.array_equal(got, source), url
