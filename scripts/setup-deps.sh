@@ -32,6 +32,7 @@ RUN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   python3 python3-venv python3-pip
   zlib1g-dev liblz4-dev libdeflate-dev libboost-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev
+  libpng-dev libjpeg62-turbo-dev libzfp-dev   # png/jpg/zfp block codecs (idx-format.md §5)
   libgtest-dev googletest
   libopenmpi-dev openmpi-bin
 )

@@ -1,6 +1,7 @@
 """pytest setup for the OpenVisus interoperability tests (run by ctest, see CMakeLists.txt).
 
-Environment: HZIO_BIN = the hzio executable; HZIO_GOLDEN_DIR = shared/testdata/idx-golden.
+Environment: HZIO_BIN = the hzio executable; HZIO_GOLDEN_DIR = shared/testdata/idx-golden;
+HZIO_PIDX_GOLDEN_DIR = shared/testdata/pidx-golden.
 """
 import os
 import sys
@@ -20,9 +21,19 @@ def ov():
     return OpenVisus
 
 
+def testdata_dir(variable: str, name: str) -> Path:
+    path = Path(os.environ.get(variable, ""))
+    if not (path / "README.md").is_file():
+        raise RuntimeError(f"{variable} must name shared/testdata/{name} (got '{path}')")
+    return path
+
+
 @pytest.fixture(scope="session")
 def golden_dir() -> Path:
-    path = Path(os.environ.get("HZIO_GOLDEN_DIR", ""))
-    if not (path / "README.md").is_file():
-        raise RuntimeError(f"HZIO_GOLDEN_DIR must name shared/testdata/idx-golden (got '{path}')")
-    return path
+    return testdata_dir("HZIO_GOLDEN_DIR", "idx-golden")
+
+
+@pytest.fixture(scope="session")
+def pidx_dir() -> Path:
+    """Datasets PIDX 0.9.3 wrote, with the formula of every value in its README."""
+    return testdata_dir("HZIO_PIDX_GOLDEN_DIR", "pidx-golden")

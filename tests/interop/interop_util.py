@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 # Compression codes of a block entry's flags (idx-format.md §4.5) and the row-major layout bit.
-CODEC_CODES = {"raw": 0, "zip": 3, "lz4": 7}
+CODEC_CODES = {"raw": 0, "zip": 3, "jpg": 4, "png": 6, "lz4": 7, "zfp": 8}
 ROW_MAJOR_BIT = 0x10
 
 
@@ -168,7 +168,8 @@ def block_flags(idx_path) -> set[int]:
 
 
 def expected_flags(codec: str, layout: str) -> int:
-    return CODEC_CODES[codec] | (ROW_MAJOR_BIT if layout == "rowmajor" else 0)
+    """`codec` may carry options ("zfp-accuracy=0.01", "jpg-JPEG_QUALITYSUPERB")."""
+    return CODEC_CODES[codec.split("-")[0]] | (ROW_MAJOR_BIT if layout == "rowmajor" else 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "hzio/access/dataset.h"
+#include "hzio/access/dataset_paths.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/synthetic.h"
@@ -103,8 +104,14 @@ std::vector<std::string> VerifySerialAllLevels(MPI_Comm comm, const std::string&
   return problems;
 }
 
-std::vector<std::string> CompareBlockFiles(const std::string& dir_a, const std::string& dir_b) {
+std::vector<std::string> CompareBlockFiles(const std::string& dataset_a, const std::string& dataset_b) {
   std::vector<std::string> problems;
+  // The data directory each visus.idx names (an overwrite moves it to a new generation).
+  auto data_dir = [](const std::string& folder) {
+    const std::string idx = folder + "/visus.idx";
+    return DataDirectoryOf(OpenDataset(idx)->header(), idx).path;
+  };
+  const std::string dir_a = data_dir(dataset_a), dir_b = data_dir(dataset_b);
   auto list = [](const std::string& dir) {
     std::vector<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(dir))

@@ -55,8 +55,9 @@ IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const Synthet
 /// mismatches (empty when equal); collective.
 std::vector<std::string> VerifySerialAllLevels(MPI_Comm comm, const std::string& idx_path);
 
-/// Byte-compares two dataset directories' block files (relative paths and contents); rank 0 only.
-std::vector<std::string> CompareBlockFiles(const std::string& dir_a, const std::string& dir_b);
+/// Byte-compares the block files (relative paths and contents) of the data directories that
+/// `<dataset_a>/visus.idx` and `<dataset_b>/visus.idx` name; rank 0 only.
+std::vector<std::string> CompareBlockFiles(const std::string& dataset_a, const std::string& dataset_b);
 
 /// A communicator of the first `n` ranks of `comm` (MPI_COMM_NULL on the others).
 MPI_Comm FirstRanks(MPI_Comm comm, int n);

@@ -7,13 +7,17 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "hzio/access/dataset.h"
+#include "hzio/access/dataset_paths.h"
+#include "hzio/access/dataset_transaction.h"
 #include "hzio/mpi/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
 #include "hzio/mpi/synthetic.h"
+#include "hzio/storage/file.h"
 #include "mpi_test_support.h"
 
 namespace hzio::mpi {
@@ -318,23 +322,70 @@ TEST(ParallelWriter, BadBoxOnOneRankFailsEverywhereBeforeAnyFile) {
   EXPECT_FALSE(fs::exists(dir.File("badbox/visus")));
 }
 
-TEST(ParallelWriter, ExistingDatasetIsKeptUnlessOverwriting) {
-  ScratchDir dir;
+// A small dataset written at `idx`; returns its spec.
+SyntheticSpec WriteSmallDataset(const std::string& idx) {
   SyntheticSpec spec;
   spec.dims = Point{16, 8, 8};
   spec.fields = "c:uint8";
-  const std::string idx = dir.File("again/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  return spec;
+}
+
+TEST(ParallelWriter, ExistingDatasetIsKeptUnlessOverwriting) {
+  ScratchDir dir;
+  const std::string idx = dir.File("again/visus.idx");
+  const SyntheticSpec spec = WriteSmallDataset(idx);
   bool refused = false;
   try {
     testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
   } catch (const Error& e) {
-    refused = e.code() == ErrorCode::kInvalidArgument;
+    refused = e.code() == ErrorCode::kInvalidArgument && std::string(e.what()).find("already exists") != std::string::npos;
   }
   EXPECT_TRUE(refused);
   WriteOptions overwrite;
   overwrite.overwrite = true;
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, overwrite);
+  ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, idx));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) {
+    // The overwrite went to a new generation of the data directory; the old one is gone.
+    EXPECT_EQ(DataDirectoryOf(OpenDataset(idx)->header(), idx).path, dir.File("again/visus.g2"));
+    EXPECT_FALSE(fs::exists(dir.File("again/visus")));
+  }
+}
+
+// Another writer holding the dataset's lock: the parallel write fails on every rank with
+// kLocked naming the holder, and the dataset is untouched.
+TEST(ParallelWriter, LockedDatasetFailsEverywhereAndStaysIntact) {
+  ScratchDir dir;
+  const std::string idx = dir.File("locked/visus.idx");
+  const SyntheticSpec spec = WriteSmallDataset(idx);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::optional<DatasetTransaction> holder;
+  std::string before;
+  if (Rank() == 0) {
+    holder.emplace(idx);
+    before = ReadWholeFile(idx);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  WriteOptions overwrite;
+  overwrite.overwrite = true;
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+  try {
+    testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, overwrite);
+  } catch (const Error& e) {
+    code = e.code();
+    message = e.what();
+  }
+  EXPECT_EQ(code, ErrorCode::kLocked) << message;
+  EXPECT_NE(message.find("is being written by pid"), std::string::npos) << message;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) {
+    EXPECT_EQ(ReadWholeFile(idx), before);
+    EXPECT_FALSE(fs::exists(dir.File("locked/visus.g2")));
+    holder.reset();
+  }
   ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, idx));
 }
 

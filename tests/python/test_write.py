@@ -107,8 +107,8 @@ def test_write_errors(tmp_path):
          hzio.InvalidArgumentError, "consecutive"),
         (lambda: hzio.create(tmp_path / "n.idx", dims=(4, 4), fields={"a": "uint8"}, layout="zorder"),
          hzio.InvalidArgumentError, "layout must be"),
-        (lambda: hzio.create(tmp_path / "n.idx", dims=(4, 4), fields={"a": "uint8"}, compression="jpg"),
-         hzio.UnsupportedError, "compression 'jpg' cannot be written"),
+        (lambda: hzio.create(tmp_path / "n.idx", dims=(4, 4), fields={"a": "float32"}, compression="jpg"),
+         hzio.UnsupportedError, "compression 'jpg'"),
         (lambda: hzio.create(tmp_path / "n.idx", fields={"a": "uint8"}), hzio.InvalidArgumentError,
          "give dims="),
     ]

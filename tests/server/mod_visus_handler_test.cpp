@@ -213,9 +213,15 @@ TEST_F(ModVisus, BlockQueryErrors) {  // §7.8 rows 4-7
   EXPECT_TRUE(ErrorStartsWith(absent, "visus-errormsg", "block_query->executeAndWait failed"));
   EXPECT_EQ(Do("action=blockquery&dataset=rgb&block=999999").status, 404);  // beyond the last block
   EXPECT_EQ(Do("action=blockquery&dataset=rgb&block=0&time=5").status, 404);  // undeclared time
-  Reply enc = Do("action=blockquery&dataset=rgb&block=0&compression=png");
+  // png/jpg as OpenVisus's server sends them (§5): uint8 samples of 2-D grids; a float32 block fails.
+  Reply png = Do("action=blockquery&dataset=rgb&block=0&compression=png");
+  ASSERT_EQ(png.status, 200) << png.Get("visus-errormsg");
+  EXPECT_EQ(png.Get("Content-Type"), "image/png");
+  EXPECT_EQ(DecodeBody(png, 64 * 3), Ds("rgb")->ReadBlock(0, 0, 0)->bytes);
+  Reply enc = Do("action=blockquery&dataset=f32&block=0&compression=png");
   EXPECT_EQ(enc.status, 500);
   EXPECT_TRUE(ErrorStartsWith(enc, "visus-errormsg", "Encoding converting to row major failed"));
+  EXPECT_NE(enc.Get("visus-errormsg").find("not float32"), std::string::npos) << enc.Get("visus-errormsg");
   Reply bad = Do("action=blockquery&dataset=rgb&block=1%20x");
   EXPECT_EQ(bad.status, 400);
   EXPECT_TRUE(ErrorStartsWith(bad, "visus-errormsg", "wrong block id(x)"));
@@ -302,7 +308,11 @@ TEST_F(ModVisus, BoxQueryErrors) {  // §7.8 rows 8-12
     EXPECT_EQ(r.status, 400) << box;
     EXPECT_TRUE(ErrorStartsWith(r, "visus-errormsg", "dataset->beginBoxQuery() failed")) << box;
   }
-  Reply enc = Do(base + "&toh=5&compression=png");
+  Reply png = Do(base + "&toh=5&compression=png");
+  ASSERT_EQ(png.status, 200) << png.Get("visus-errormsg");
+  const std::string raw = Do(base + "&toh=5").body;
+  EXPECT_EQ(DecodeBody(png, static_cast<int64_t>(raw.size())), std::vector<uint8_t>(raw.begin(), raw.end()));
+  Reply enc = Do("action=boxquery&dataset=f32&box=0%2015%200%207%200%203&toh=9&compression=png");
   EXPECT_EQ(enc.status, 500);
   EXPECT_TRUE(ErrorStartsWith(enc, "visus-errormsg", "NetResponse encodeBuffer failed"));
   Reply point = Do("action=pointquery&dataset=f32");  // no box

@@ -102,7 +102,7 @@ class Protocol(unittest.TestCase):
         self.assertIn("visus-errormsg-1", h["Access-Control-Expose-Headers"].split(","))
 
     def test_block_encoding_failed(self):
-        self.assertVisusError("action=blockquery&dataset=rgb&block=0&compression=jpg", 500,
+        self.assertVisusError("action=blockquery&dataset=f32&block=0&compression=jpg", 500,
                               "Encoding converting to row major failed")
 
     def test_box_unknown_field(self):
@@ -116,7 +116,7 @@ class Protocol(unittest.TestCase):
             self.assertVisusError("action=boxquery&dataset=rgb&" + q, 400, "dataset->beginBoxQuery() failed")
 
     def test_box_encoding_failed(self):
-        self.assertVisusError("action=boxquery&dataset=rgb&box=0%2099%200%2059&toh=4&compression=png", 500,
+        self.assertVisusError("action=boxquery&dataset=f32&box=0%2015%200%207%200%203&toh=9&compression=png", 500,
                               "NetResponse encodeBuffer failed")
 
     # --- replies -----------------------------------------------------------------------------

@@ -40,7 +40,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
                    "restructure", "aggregators", "compression"},
-                  {"json", "sync"});
+                  {"json", "sync", "wait"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
   const std::string out = args.positional()[0];
@@ -61,8 +61,10 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   WriteOptions options;
   options.restructure = RestructureSpec::Parse(args.Get("restructure", "default"), dims.dims);
   options.aggregators = args.GetInt("aggregators", 0);
-  options.overwrite = true;  // a benchmark/restart tool rewrites its output; the old .idx goes first
+  options.overwrite = true;  // a benchmark/restart tool rewrites its output (the old one stays readable until the commit)
   options.sync = args.Has("sync");
+  options.wait = args.Has("wait");
+  options.notify = [](const std::string& note) { std::fprintf(stderr, "hzio-mpi: note: %s\n", note.c_str()); };
 
   // Synthetic data (design.md §4) for every piece, field and timestep of this rank.
   const Box domain(Point(dims.dims), dims);

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "hzio/access/dataset.h"
+#include "hzio/access/dataset_transaction.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/storage/file.h"
 #include "hzio/util/box.h"
@@ -22,6 +23,7 @@ int RunCreate(int argc, char** argv);
 int RunConvert(int argc, char** argv);
 int RunRead(int argc, char** argv);
 int RunVerify(int argc, char** argv);
+int RunGc(int argc, char** argv);
 int RunServe(int argc, char** argv);
 
 /// Parses "X,Y[,Z]" sample counts given to `option`; every count must be >= 1.
@@ -57,6 +59,13 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
                          std::optional<std::pair<int64_t, int64_t>> time, const StorageOptions& storage);
 /// Parses "T" or "T0:T1" (inclusive, like OpenVisus's `(time) T0 T1`).
 std::pair<int64_t, int64_t> ParseTimeRange(const Args& args, const std::string& text);
+
+/// Prints "hzio: note: MESSAGE" on stderr.
+void PrintNote(const std::string& message);
+/// Declares --wait and --sync, the options of every command that writes a dataset.
+void AddWriteOptions(Args& args);
+/// The transaction options those give (notes go to stderr).
+TransactionOptions ReadWriteOptions(const Args& args);
 
 /// The help lines of the dataset URL forms and of the cache options, for the commands' usage texts.
 extern const char kDatasetHelp[];

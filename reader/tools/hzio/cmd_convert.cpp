@@ -13,7 +13,6 @@
 #include <future>
 
 #include "cli.h"
-#include "hzio/access/dataset_extend.h"
 #include "hzio/access/dataset_writer.h"
 #include "hzio/util/error.h"
 #include "hzio/util/npy.h"
@@ -25,8 +24,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio convert INPUT OUT.idx [--dims X,Y[,Z] --dtype DTYPE] [--field NAME] [--time T]\n"
-    "                    [--compression raw|zip|lz4] [--layout hzorder|rowmajor]\n"
-    "                    [--bitsperblock N] [--blocksperfile N] [--threads N]\n"
+    "                    [--compression raw|zip|lz4|png|jpg|zfp] [--layout hzorder|rowmajor]\n"
+    "                    [--bitsperblock N] [--blocksperfile N] [--threads N] [--wait] [--sync]\n"
     "\n"
     "Writes an array into a dataset. INPUT is a .npy file (C order, little-endian u1..u8, i1..i8,\n"
     "f4, f8; shape (nz, ny, nx) or (ny, nx)), or raw samples (x fastest) with --dims and --dtype.\n"
@@ -39,6 +38,8 @@ constexpr char kUsage[] =
     "  --time T         timestep (default: none for a new dataset, the first declared otherwise)\n"
     "  --threads N      encode threads (default: all cores)\n"
     "  --slab-mb M      input read per step, MiB (default 128; two steps are in memory at once)\n"
+    "  --wait           wait while another writer holds the dataset (default: fail at once)\n"
+    "  --sync           flush the data to disk before committing (survives a power cut)\n"
     "\n"
     "If OUT.idx does not exist it is created with one field, the bitmask guessed from the dims as\n"
     "OpenVisus does, and the storage options (as `hzio create`): --compression zip (default, as\n"
@@ -49,7 +50,13 @@ constexpr char kUsage[] =
     "does not declare yet is added (the dataset needs a time template: create it with --time);\n"
     "so is a new field, with --compression/--layout (adding a field rewrites the existing block\n"
     "files to widen their tables; `hzio create` with every field avoids that). The input must\n"
-    "have the dataset's dims and the field's dtype; storage options, if given, must match.\n";
+    "have the dataset's dims and the field's dtype; storage options, if given, must match.\n"
+    "\n"
+    "A write is all or nothing: until it commits (one rename of OUT.idx, data first) readers and a\n"
+    "crash see the dataset as it was. Block files the dataset already has are never modified:\n"
+    "writing into a timestep it declares writes the files that change into a new generation of\n"
+    "its data directory (the others are hard-linked there) and removes the old one after the\n"
+    "commit. One writer at a time: OUT.idx.lock names the holder.\n";
 
 constexpr int64_t kDefaultSlabMiB = 128;  // two slabs in memory: the one written, the one read
 
@@ -200,6 +207,7 @@ int RunConvert(int argc, char** argv) {
   Args args("convert", kUsage);
   args.Option("--dims").Option("--dtype").Option("--field").Option("--time").Option("--threads").Option("--slab-mb");
   AddStorageOptions(args);
+  AddWriteOptions(args);
   if (!args.Parse(argc, argv, 2, 2, "INPUT and OUT.idx")) return 0;
   const std::string input_path = args.positionals()[0], out = args.positionals()[1];
   const StorageOptions storage = ReadStorageOptions(args);
@@ -220,11 +228,13 @@ int RunConvert(int argc, char** argv) {
   }
   const DType dtype = input->dtype();
 
-  IdxHeader header;
+  // Everything below runs under the dataset's lock, on the header committed when it was taken.
+  DatasetTransaction txn(out, ReadWriteOptions(args));
   int field = 0;
   int64_t time = 0;
-  if (FileExists(out)) {
-    header = ReadLocalHeader(out);
+  std::vector<std::string> notes;
+  if (txn.exists()) {
+    const IdxHeader& header = txn.committed();
     Check(header.box.Size() == dims, ErrorCode::kInvalidArgument,
           input_path + " is " + DimsText(dims) + " but " + out + " has dims " + DimsText(header.box.Size()));
     const bool new_field = field_name && std::none_of(header.fields.begin(), header.fields.end(),
@@ -255,27 +265,27 @@ int RunConvert(int argc, char** argv) {
       f.dtype = dtype;
       f.compression = storage.compression;
       f.hz_layout = storage.hz_layout;
-      header = AddField(out, header, f);
-      field = static_cast<int>(header.fields.size()) - 1;
-      std::fprintf(stderr, "hzio: note: added field '%s' to %s\n", f.name.c_str(), out.c_str());
+      txn.AddField(f);
+      field = static_cast<int>(txn.target().fields.size()) - 1;
+      notes.push_back("added field '" + f.name + "' to " + out);
     }
     if (new_time) {
-      header = AddTimestep(out, header, time);
-      std::fprintf(stderr, "hzio: note: added timestep %lld to %s\n", static_cast<long long>(time), out.c_str());
+      txn.AddTimestep(time);
+      notes.push_back("added timestep " + std::to_string(time) + " to " + out);
     }
-    options.allow_existing = true;
   } else {
     Field f;
     f.name = field_name.value_or("data");
     f.dtype = dtype;
     std::optional<std::pair<int64_t, int64_t>> range;
     if (time_option) range = std::make_pair(*time_option, *time_option);
-    header = BuildNewHeader(out, dims, {f}, range, storage);
+    txn.Create(BuildNewHeader(out, dims, {f}, range, storage));
     time = time_option.value_or(0);
   }
 
   const auto start = std::chrono::steady_clock::now();
-  DatasetWriter writer(out, header, options);
+  DatasetWriter writer(txn, options);
+  const IdxHeader& header = writer.header();
   const std::vector<Piece> pieces = PlanPieces(dims, dtype.SampleBytes(), slab_bytes);
   const int64_t total = dtype.BytesFor(dims.Product());
   ProgressBar progress("convert", total, ProgressBar::Unit::kBytes);
@@ -305,7 +315,9 @@ int RunConvert(int argc, char** argv) {
     std::swap(current, next);
   }
   writer.Finish();
+  txn.Commit();
   progress.Finish();
+  for (const std::string& note : notes) PrintNote(note);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const Field& f = header.fields[static_cast<size_t>(field)];

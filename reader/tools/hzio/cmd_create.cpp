@@ -12,8 +12,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio create OUT.idx --dims X,Y[,Z] --field NAME:DTYPE [--field ...] [--time T0:T1]\n"
-    "                   [--bitsperblock N] [--blocksperfile N] [--compression raw|zip|lz4]\n"
-    "                   [--layout hzorder|rowmajor]\n"
+    "                   [--bitsperblock N] [--blocksperfile N] [--compression raw|zip|lz4|png|jpg|zfp]\n"
+    "                   [--layout hzorder|rowmajor] [--wait] [--sync]\n"
     "\n"
     "Creates an empty IDX version-6 dataset (header only) that `hzio convert` and the library fill.\n"
     "\n"
@@ -24,10 +24,17 @@ constexpr char kUsage[] =
     "  --bitsperblock N     log2 of samples per block (default min(maxh, 16))\n"
     "  --blocksperfile N    blocks per file; -1 = one file per timestep (default: -1 when a timestep\n"
     "                       is under 2 GiB, else OpenVisus's guess of 128 MiB of blocks per file)\n"
-    "  --compression C      raw, zip (default, as OpenVisus CreateIdx) or lz4\n"
+    "  --compression C      raw, zip (default, as OpenVisus CreateIdx), lz4, png or jpg (uint8,\n"
+    "                       uint8[3], png also uint8[4]; 2-D), zfp[-MODE[-MODE]] (one float32,\n"
+    "                       float64, int32 or int64; MODE reversible (default), precision=N or\n"
+    "                       accuracy=X), as OpenVisus spells them (idx-format.md §5)\n"
     "  --layout L           rowmajor (default, OpenVisus v6) or hzorder\n"
+    "  --wait               wait while another writer holds OUT.idx.lock (default: fail at once)\n"
+    "  --sync               flush the header to disk before returning\n"
     "\n"
-    "The bitmask is guessed from the dims as OpenVisus does; block files go to OUT/ beside OUT.idx.\n";
+    "The bitmask is guessed from the dims as OpenVisus does; block files go to OUT/ beside OUT.idx.\n"
+    "The header records that no field/timestep has been written yet (`(hzio written)`, a key\n"
+    "OpenVisus ignores): `hzio info` and `verify` list the parts never written, `read` notes them.\n";
 
 // §1.3: options are found by substring, so names must not contain option words or separators.
 Field ParseFieldOption(const Args& args, const std::string& text) {
@@ -47,6 +54,7 @@ int RunCreate(int argc, char** argv) {
   Args args("create", kUsage);
   args.Option("--dims").Option("--field", "", true).Option("--time");
   AddStorageOptions(args);
+  AddWriteOptions(args);
   if (!args.Parse(argc, argv, 1, 1, "OUT.idx")) return 0;
   const std::string out = args.positionals()[0];
 
@@ -66,9 +74,8 @@ int RunCreate(int argc, char** argv) {
   if (std::optional<std::string> t = args.Get("--time")) time = ParseTimeRange(args, *t);
   const StorageOptions storage = ReadStorageOptions(args);
 
-  Check(!FileExists(out), ErrorCode::kInvalidArgument, out + " already exists (remove it to create a new dataset)");
   const IdxHeader header = BuildNewHeader(out, dims, std::move(fields), time, storage);
-  CreateEmptyDataset(out, header);
+  CreateEmptyDataset(out, header, ReadWriteOptions(args));
 
   std::printf("created %s: box %s, bitmask %s, %zu field(s), ", out.c_str(), header.box.ToRangesString().c_str(),
               header.bitmask.text().c_str(), header.fields.size());

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "hzio/access/dataset.h"
 #include "hzio/format/block_files.h"
+#include "hzio/format/hzio_keys.h"
 #include "hzio/util/error.h"
 #include "hzio/util/npy.h"
 #include "json_writer.h"
@@ -133,6 +134,16 @@ void PrintJson(const Dataset& dataset) {
   j.Key("timesteps").IntArray(h.time.List(100000));
   j.Key("timesteps_any").Bool(h.time.any);
   j.Key("time_template").String(h.time.tmpl);
+  // Parts declared but never written (format/hzio_keys.h): they read as the default value.
+  j.Key("never_written").BeginArray();
+  for (const UnwrittenPart& p : NeverWrittenParts(h)) {
+    j.BeginObject();
+    j.Key("field").String(p.field);
+    j.Key("timesteps").IntArray(p.list);
+    j.EndObject();
+  }
+  j.EndArray();
+  j.Key("generation").Int(Generation(h));
   const FileCount files = CountFiles(h, layout);
   j.Key("files").BeginObject();
   j.Key("per_timestep").Int(files.per_timestep);
@@ -185,6 +196,9 @@ void PrintText(const Dataset& dataset) {
   if (time_count > 1)
     std::printf(", %lld in all", static_cast<long long>(files.per_timestep * time_count));
   std::printf("\n");
+  for (const UnwrittenPart& p : NeverWrittenParts(h))
+    std::printf("never written  field %s at timestep(s) %s  (declared, reads as the default value)\n",
+                p.field.c_str(), p.times.c_str());
   std::printf("fields\n");
   for (const Field& f : h.fields) {
     std::printf("  %-20s %-12s %-5s %-9s default %lld", f.name.c_str(), f.dtype.ToString().c_str(),

@@ -1,10 +1,12 @@
 // Helpers shared by the hzio subcommands: option values -> library types.
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "cli.h"
 #include "hzio/format/new_header.h"
+#include "hzio/codec/codec.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -79,9 +81,24 @@ StorageOptions ReadStorageOptions(const Args& args) {
   StorageOptions s;
   if (std::optional<std::string> c = args.Get("--compression")) {
     const std::string v = ToLower(*c);
-    if (v == "raw" || v == "none") s.compression = "";
-    else if (v == "zip" || v == "lz4") s.compression = v;
-    else throw args.Usage("option '--compression' must be raw, zip or lz4, got '" + *c + "'");
+    if (v == "raw" || v == "none") {
+      s.compression = "";
+    } else {
+      CodecSpec spec;
+      try {
+        spec = CodecSpec::Parse(*c);
+      } catch (const Error& e) {
+        throw args.Usage(std::string("option '--compression': ") + e.what());
+      }
+      if (spec.codec == Codec::kRaw)
+        throw args.Usage("option '--compression' must be raw, zip, lz4, png, jpg or zfp[-MODE[-MODE]], got '" + *c + "'");
+      // zfp blocks are written (and read by hzio) in the spec's first mode. OpenVisus 2.2.149
+      // decodes with the second one, and reads a bare "zfp" with precision 64 though its blocks are
+      // reversible (garbage, idx-format.md §9): the header says zfp-<mode>-<mode> so that it agrees.
+      s.compression = spec.codec == Codec::kZfp
+                          ? "zfp-" + spec.zfp_encode.ToString() + "-" + spec.zfp_encode.ToString()
+                          : *c;
+    }
     s.compression_given = true;
   }
   if (std::optional<std::string> l = args.Get("--layout")) {
@@ -124,6 +141,18 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
   options.blocks_per_file = storage.blocks_per_file;
   options.time = time;
   return NewIdxHeader(IdxStem(idx_path), dims, std::move(fields), options);
+}
+
+void PrintNote(const std::string& message) { std::fprintf(stderr, "hzio: note: %s\n", message.c_str()); }
+
+void AddWriteOptions(Args& args) { args.Flag("--wait").Flag("--sync"); }
+
+TransactionOptions ReadWriteOptions(const Args& args) {
+  TransactionOptions t;
+  t.wait = args.Has("--wait");
+  t.sync = args.Has("--sync");
+  t.notify = PrintNote;
+  return t;
 }
 
 const char kDatasetHelp[] =

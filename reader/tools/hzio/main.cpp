@@ -19,9 +19,14 @@ constexpr char kUsage[] =
     "  info DATASET [--json]          describe a dataset (.idx path, server, web or s3:// URL)\n"
     "  create OUT.idx --dims ...      create an empty dataset\n"
     "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
-    "  read DATASET -o OUT.npy        read a box at a resolution into .npy or raw\n"
-    "  verify DATASET                 check that every block decodes\n"
+    "  read DATASET -o OUT.npy|-      read a box at a resolution into .npy or raw (- = stdout)\n"
+    "  verify DATASET [--repair]      check that every block decodes; list (or reclaim) leftovers\n"
+    "  gc DATASET                     reclaim leftovers of interrupted writes (verify --repair)\n"
     "  serve [DATASET|DIR ...]        serve datasets over HTTP (mod_visus + JSON API)\n"
+    "\n"
+    "Writes (create, convert, verify --repair) are transactions: a crash leaves the dataset as it\n"
+    "was or as the write left it, never a mix. One writer at a time holds DATASET.idx.lock; another\n"
+    "fails at once naming it, or waits with --wait. Readers never wait.\n"
     "\n"
     "Remote datasets (web servers, S3) are cached on disk: HZIO_CACHE_DIR (default ~/.cache/hzio),\n"
     "HZIO_CACHE_SIZE (default 10g), or --cache-dir/--cache-size/--no-cache of each command.\n";
@@ -40,6 +45,7 @@ int Dispatch(int argc, char** argv) {
   if (command == "convert") return hzio::cli::RunConvert(argc, argv);
   if (command == "read") return hzio::cli::RunRead(argc, argv);
   if (command == "verify") return hzio::cli::RunVerify(argc, argv);
+  if (command == "gc") return hzio::cli::RunGc(argc, argv);
   if (command == "serve") return hzio::cli::RunServe(argc, argv);
   throw hzio::cli::UsageError("", "unknown command '" + command + "'");
 }

@@ -27,13 +27,24 @@ std::string ShortFile(const char* file) {
   return at == std::string::npos ? f : f.substr(at + 1);
 }
 
+// Codec names are matched in any case on the wire, their options (Z_BEST_SPEED,
+// JPEG_QUALITYSUPERB) as spelled.
+CodecSpec ParseWireCodec(const std::string& compression) {
+  const size_t dash = compression.find('-');
+  return CodecSpec::Parse(ToLower(compression.substr(0, dash)) +
+                          (dash == std::string::npos ? "" : compression.substr(dash)));
+}
+
 }  // namespace
 
 bool WireCodecSupported(const std::string& compression) {
   std::string c = ToLower(compression);
   if (c.empty() || c == "raw" || c == "bin") return true;
-  CodecSpec spec = CodecSpec::Parse(c);
-  return spec.codec == Codec::kZip || spec.codec == Codec::kLz4;
+  // Codec lookup is by prefix (§5). png/jpg as OpenVisus's server sends them: uint8 samples of
+  // 2-D grids only (ArrayBodyReply says which cannot be).
+  for (const char* name : {"zip", "lz4", "png", "jpg"})
+    if (StartsWith(c, name)) return true;
+  return false;
 }
 
 std::string NsamplesText(const Point& counts) {
@@ -45,15 +56,16 @@ std::string NsamplesText(const Point& counts) {
 Reply ArrayBodyReply(const std::string& compression, const DType& dtype, const Point& nsamples, bool hz_layout,
                      const uint8_t* data, size_t size, int plain_zip_level) {
   Check(WireCodecSupported(compression), ErrorCode::kUnsupported,
-        "compression(" + compression + ") cannot be encoded by this server (use raw, zip or lz4)");
-  CodecSpec spec = CodecSpec::Parse(ToLower(compression));
+        "compression(" + compression + ") cannot be encoded by this server (use raw, zip, lz4, png or jpg)");
+  CodecSpec spec = ParseWireCodec(compression);
   if (spec.codec == Codec::kZip && ToLower(compression) == "zip") spec.zip_level = plain_zip_level;
   Reply r;
   r.status = 200;
   if (spec.codec == Codec::kRaw) {
     r.body.assign(reinterpret_cast<const char*>(data), size);
   } else {
-    std::vector<uint8_t> enc = Encode(spec, data, size);
+    ByteBuffer enc;  // png/jpg need the grid: kUnsupported for other dtypes or 3-D grids (§5)
+    EncodeInto(spec, data, size, SampleShape{dtype, nsamples}, enc);
     r.body.assign(reinterpret_cast<const char*>(enc.data()), enc.size());
   }
   r.Set("visus-compression", compression);

@@ -13,7 +13,8 @@
 
 namespace hzio::server {
 
-/// Whether `compression` names a codec the server can encode on the wire ("", raw, bin, zip*, lz4*).
+/// Whether `compression` names a codec the server can encode on the wire ("", raw, bin, zip*, lz4*,
+/// png*, jpg*; png and jpg only for uint8 samples of 2-D grids, as OpenVisus).
 bool WireCodecSupported(const std::string& compression);
 
 /// A 200 reply whose body is `size` bytes of samples encoded with `compression` (sent back

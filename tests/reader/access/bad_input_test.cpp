@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::CopyGolden;
+using testing::ThrowsError;
 
 TEST(BadInput, TruncatedBlockFile) {
   testing::TempDir dir;

@@ -73,7 +73,7 @@ expect_error 2 "missing --dims" "create without dims" -- "$HZIO" create a.idx --
 expect_error 2 "16,16" "create with a trailing unit axis" -- "$HZIO" create a.idx --dims 16,16,1 --field a:float32
 expect_error 2 "'flt32'" "create with a bad dtype" -- "$HZIO" create a.idx --dims 16,16 --field a:flt32
 expect_error 2 "NAME:DTYPE" "create with a bad field" -- "$HZIO" create a.idx --dims 16,16 --field a
-expect_error 2 "'--compression' must be raw, zip or lz4" "bad compression" -- \
+expect_error 2 "'--compression' must be raw, zip, lz4, png, jpg or zfp" "bad compression" -- \
   "$HZIO" create a.idx --dims 16,16 --field a:float32 --compression bz2
 expect_error 2 "'--layout'" "bad layout" -- "$HZIO" create a.idx --dims 16,16 --field a:float32 --layout zorder
 expect_error 2 "given twice" "duplicate field" -- "$HZIO" create a.idx --dims 16,16 --field a:uint8 --field a:int8
@@ -139,6 +139,9 @@ run 0 "create" -- "$HZIO" create ts.idx --dims 32,32,16 --field temp:float32 --f
 grep -q "0 2 time_%04d/" ts.idx && pass "time template as OpenVisus" || fail "time line: $(cat ts.idx)"
 expect_error 1 "already exists" "create over an existing dataset" -- \
   "$HZIO" create ts.idx --dims 32,32,16 --field temp:float32
+expect_error 1 "jpg blocks hold uint8" "create refuses a codec its fields cannot be written with" -- \
+  "$HZIO" create jpgf.idx --dims 32,32 --field temp:float32 --compression jpg
+[ ! -e jpgf.idx ] && pass "a refused create leaves nothing" || fail "a refused create left jpgf.idx"
 head -c $((32 * 32 * 16)) /dev/urandom >mask1.raw
 run 0 "convert into field/time" -- "$HZIO" convert mask1.raw ts.idx --dims 32,32,16 --dtype uint8 --field mask --time 1 &&
   pass "convert into an existing dataset"
@@ -182,10 +185,14 @@ run 0 "info json" -- "$HZIO" info ts.idx --json && grep -q '"maxh":14' out.txt &
 # ---------------------------------------------------------------- verify
 run 0 "verify intact" -- "$HZIO" verify u16b.idx && grep -q "^OK" out.txt && pass "verify intact" ||
   fail "verify intact: $(tail -3 out.txt)"
-run 0 "verify incomplete" -- "$HZIO" verify ts.idx && grep -q "missing (ids" out.txt && pass "verify lists missing blocks" ||
-  fail "verify incomplete: $(cat out.txt)"
-mkdir corrupt_dir && cp -r u16b u16b.idx corrupt_dir/
-victim="$(ls corrupt_dir/u16b/*.bin | head -1)"
+# ts.idx was created with every part declared, then only some were written: verify names the rest.
+run 0 "verify incomplete" -- "$HZIO" verify ts.idx && grep -q "field temp: .* missing (declared, never written)" out.txt &&
+  grep -q "^never written: field temp at timestep(s) 0:2,4" out.txt && grep -q "^never written: field mask at timestep(s) 0,2" out.txt &&
+  pass "verify lists the parts never written" || fail "verify incomplete: $(cat out.txt)"
+# u16b.idx got a field: its data moved to a new generation of the data directory (u16b.g2/).
+datadir="$(grep -A1 '^(filename_template)' u16b.idx | tail -1 | sed 's#^\./##; s#/.*##')"
+mkdir corrupt_dir && cp -r "$datadir" u16b.idx corrupt_dir/
+victim="$(ls corrupt_dir/"$datadir"/*.bin | head -1)"
 size=$(stat -c %s "$victim")
 truncate -s $((size - 300)) "$victim"
 run 1 "verify corrupt" -- "$HZIO" verify corrupt_dir/u16b.idx && grep -q "corrupt block" out.txt &&

@@ -39,10 +39,11 @@ void DecodeBlock(const BlockSource& source, int field, uint64_t block, const Enc
               std::to_string(out_size));
     return;
   }
-  // The one decode call of every read path. Codecs that need the sample shape (contract 2) get
-  // it from here: the field (its default_compression spec) and source.layout().BlockGrid(block).
-  (void)block;
-  Decode(encoded.codec, encoded.data, encoded.size, out, out_size, encoded.where);
+  // The one decode call of every read path: zfp blocks take their mode from the field's
+  // default_compression (§5), png/jpg/zfp the block grid's shape (§4.1).
+  const Field& f = source.header().fields[static_cast<size_t>(field)];
+  Decode(CodecSpec::ForBlock(encoded.codec, f.compression), encoded.data, encoded.size,
+         SampleShape{f.dtype, source.layout().BlockGrid(block).count}, out, out_size, encoded.where);
 }
 
 void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {

@@ -1,6 +1,6 @@
 #include "hzio/access/dataset_writer.h"
 
-#include <unistd.h>
+#include <fcntl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -9,11 +9,14 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "hzio/access/block_file_copy.h"
+#include "hzio/access/dataset_paths.h"
 #include "hzio/access/sample_copy.h"
 #include "hzio/codec/codec.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/block_table.h"
 #include "hzio/hz/block_layout.h"
+#include "hzio/storage/durable_file.h"
 #include "hzio/storage/file.h"
 #include "hzio/storage/write_queue.h"
 #include "hzio/util/error.h"
@@ -21,38 +24,55 @@
 
 namespace hzio {
 
-void WriteFileAtomically(const std::string& path, const std::string& text, bool sync) {
-  MakeParentDirectories(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    WriteFile f(tmp, true);
-    f.WriteAt(0, reinterpret_cast<const uint8_t*>(text.data()), text.size());
-    if (sync) f.Sync();
+namespace {
+
+// What this writer can write: version 6, whole-byte samples, and codecs that hold each field's
+// dtype and every level's block shape (png, jpg and zfp hold only some, idx-format.md §5), checked
+// before any data. Returns each field's codec.
+std::vector<CodecSpec> CheckWritable(const IdxHeader& header, const std::string& idx_path) {
+  Check(header.version == 6, ErrorCode::kUnsupported, idx_path + ": only version 6 datasets can be written");
+  Check(header.arco == 0, ErrorCode::kUnsupported, idx_path + ": ARCO datasets cannot be written");
+  std::vector<CodecSpec> codecs;
+  const BlockLayout levels(header.bitmask, header.bits_per_block);
+  for (const Field& f : header.fields) {
+    Check(f.dtype.ByteAligned(), ErrorCode::kUnsupported,
+          idx_path + ": field '" + f.name + "' dtype " + f.dtype.ToString() + " is not whole bytes");
+    const std::string what = idx_path + ": field '" + f.name + "' compression '" + f.compression + "'";
+    CodecSpec spec;
+    try {
+      spec = CodecSpec::Parse(f.compression);
+    } catch (const Error& e) {
+      throw Error(e.code(), idx_path + ": field '" + f.name + "': " + e.what());
+    }
+    for (uint64_t b = 0; b < levels.total_blocks(); b = b == 0 ? 1 : 2 * b)
+      CheckCodecFits(spec, SampleShape{f.dtype, levels.BlockGrid(b).count}, what);
+    codecs.push_back(spec);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(ErrorCode::kIo, path + ": cannot rename the new header into place");
-  }
+  return codecs;
 }
 
-void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header) {
-  Check(!FileExists(idx_path), ErrorCode::kInvalidArgument, idx_path + ": already exists");
-  IdxHeader h = header;
-  h.Validate(std::filesystem::path(idx_path).stem().string());
-  WriteFileAtomically(idx_path, h.ToText());
+}  // namespace
+
+void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header, const TransactionOptions& options) {
+  DatasetTransaction txn(idx_path, options);
+  Check(!txn.exists(), ErrorCode::kInvalidArgument, idx_path + " already exists (remove it to create a new dataset)");
+  IdxHeader validated = header;
+  validated.Validate(IdxStemOf(idx_path));
+  CheckWritable(validated, idx_path);  // a header nothing could fill is refused now, not at the first write
+  txn.Create(header);
+  txn.Commit();
 }
 
 namespace {
 
 constexpr size_t kBatch = 64;  // blocks encoded and written together
 
-std::string Stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
-
-std::string Dir(const std::string& path) {
-  std::string d = std::filesystem::path(path).parent_path().string();
-  return d.empty() ? "." : d;
+TransactionOptions OwnTransaction(const WriterOptions& o) {
+  TransactionOptions t;
+  t.sync = o.sync;
+  t.wait = o.wait;
+  t.notify = o.notify;
+  return t;
 }
 
 // Geometry and fields must match for a writer to add data to an existing dataset.
@@ -74,34 +94,35 @@ void CheckCompatible(const IdxHeader& existing, const IdxHeader& wanted, const s
 
 class DatasetWriter::Impl {
  public:
+  // A transaction of its own: the dataset at `idx_path`, new or (allow_existing) existing.
   Impl(std::string idx_path, IdxHeader header, WriterOptions options)
-      : idx_path_(std::move(idx_path)), options_(std::move(options)) {
-    header.Validate(Stem(idx_path_));
-    if (FileExists(idx_path_)) {
+      : options_(std::move(options)),
+        owned_txn_(std::make_unique<DatasetTransaction>(std::move(idx_path), OwnTransaction(options_))),
+        txn_(owned_txn_.get()),
+        idx_path_(txn_->idx_path()) {
+    header.Validate(IdxStemOf(idx_path_));
+    if (txn_->exists()) {
       Check(options_.allow_existing, ErrorCode::kInvalidArgument,
             idx_path_ + ": a dataset already exists there (refusing to overwrite it)");
-      IdxHeader existing = IdxHeader::Parse(ReadWholeFile(idx_path_), idx_path_, Stem(idx_path_));
-      CheckCompatible(existing, header, idx_path_);
-      header_ = std::move(existing);
-      existing_dataset_ = true;
+      CheckCompatible(txn_->committed(), header, idx_path_);
     } else {
-      header_ = std::move(header);
+      txn_->Create(std::move(header));
     }
-    Check(header_.version == 6, ErrorCode::kUnsupported, idx_path_ + ": only version 6 datasets can be written");
-    Check(header_.arco == 0, ErrorCode::kUnsupported, idx_path_ + ": ARCO datasets cannot be written");
-    for (const Field& f : header_.fields) {
-      Check(f.dtype.ByteAligned(), ErrorCode::kUnsupported,
-            idx_path_ + ": field '" + f.name + "' dtype " + f.dtype.ToString() + " is not whole bytes");
-      CodecSpec spec = CodecSpec::Parse(f.compression);
-      Check(spec.codec == Codec::kRaw || spec.codec == Codec::kZip || spec.codec == Codec::kLz4,
-            ErrorCode::kUnsupported, idx_path_ + ": field '" + f.name + "' compression '" + f.compression +
-                                         "' cannot be written (raw, zip, lz4 can)");
-      codecs_.push_back(spec);
-      default_samples_.push_back(f.DefaultSample());
-    }
+    Init();
+  }
+
+  Impl(DatasetTransaction& txn, WriterOptions options)
+      : options_(std::move(options)), txn_(&txn), idx_path_(txn.idx_path()) {
+    Init();
+  }
+
+  void Init() {
+    header_ = txn_->target();
+    codecs_ = CheckWritable(header_, idx_path_);
+    for (const Field& f : header_.fields) default_samples_.push_back(f.DefaultSample());
     expected_ = header_.box.Size().Product();
     layout_ = std::make_unique<BlockLayout>(header_.bitmask, header_.bits_per_block);
-    files_ = std::make_unique<BlockFiles>(header_, Dir(idx_path_));
+    files_ = std::make_unique<BlockFiles>(header_, IdxDirectory(idx_path_));  // slots; paths come from txn_
     slots_ = files_->blocks_per_file() * static_cast<int64_t>(header_.fields.size());
     queue_ = std::make_unique<WriteQueue>(2 * kBatch, [this](ByteBuffer b) { GiveBuffer(std::move(b)); });
     pool_ = options_.threads == 0 ? &ThreadPool::Shared() : nullptr;
@@ -155,6 +176,7 @@ class DatasetWriter::Impl {
         if (pieces[i].pending != nullptr && pieces[i].pending->remaining <= 0) done.push_back(pieces[i].pending);
       FlushBlocks(done);
     }
+    txn_->MarkWritten(field, time);
     written_ += box.Size().Product();
     if (options_.progress) options_.progress(written_, expected_);
   }
@@ -166,15 +188,19 @@ class DatasetWriter::Impl {
     std::sort(rest.begin(), rest.end(), [](const Pending* a, const Pending* b) { return a->order < b->order; });
     FlushBlocks(rest);
     queue_->Drain();
-    // Block tables go in after every payload; the .idx goes in last of all.
-    for (auto& [path, file] : open_files_) {
-      WriteFile f(path, false);
-      std::vector<uint8_t> table = EncodeBlockTable(file.entries);
-      f.WriteAt(0, table.data(), table.size());
-      if (options_.sync) f.Sync();
+    // Each file gets the blocks it keeps from the version it replaces, then its table.
+    for (auto& [key, file] : open_files_) {
+      ScopedFd out(::open(file.path.c_str(), O_WRONLY | O_CLOEXEC));
+      if (!out.valid()) throw OsError(file.path, "cannot open for writing");
+      if (file.previous.valid()) {
+        CarryPayloads(file.previous.get(), file.previous_path, file.previous_entries, out.get(), file.path, file.end,
+                      file.entries, [&](size_t slot) { return !file.entries[slot].Present(); });
+      }
+      const std::vector<uint8_t> table = EncodeBlockTable(file.entries);
+      WriteFile(file.path, false).WriteAt(0, table.data(), table.size());
     }
-    if (!existing_dataset_) WriteFileAtomically(idx_path_, header_.ToText(), options_.sync);
     finished_ = true;
+    if (owned_txn_) owned_txn_->Commit();
   }
 
  private:
@@ -189,9 +215,15 @@ class DatasetWriter::Impl {
     ByteBuffer samples;
   };
   struct OpenBlockFile {
+    uint64_t first_block = 0;
+    int64_t time = 0;
+    std::string path;  // where this write puts the file (moves if the write moves to a new generation)
     std::vector<BlockEntry> entries;
     uint64_t end = 0;  // where the next payload goes
-    std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
+    // The committed file this one replaces: its blocks are carried over unless rewritten.
+    ScopedFd previous;
+    std::string previous_path;
+    std::vector<BlockEntry> previous_entries;
   };
 
   static std::string Key(int field, int64_t time, uint64_t block) {
@@ -227,16 +259,26 @@ class DatasetWriter::Impl {
     const Field& f = header_.fields[static_cast<size_t>(field)];
     const size_t bytes = static_cast<size_t>(f.dtype.BytesFor(layout_->samples_per_block()));
     p->row_major = !f.hz_layout;
-    // A block already on disk (an existing dataset, or flushed earlier) is read, merged, rewritten.
-    OpenBlockFile& file = File(files_->FilePath(block, time));
-    const BlockEntry entry = file.entries[static_cast<size_t>(field * files_->blocks_per_file() + files_->PositionInFile(block))];
+    // A block already written (flushed earlier by this write, or in the file this one replaces)
+    // is read, merged, rewritten.
+    OpenBlockFile& file = File(files_->FirstBlockInFile(block), time);
+    const size_t slot = static_cast<size_t>(field * files_->blocks_per_file() + files_->PositionInFile(block));
     p->samples = TakeBuffer(bytes);
-    if (entry.Present()) {
-      queue_->Drain();  // the block may have been flushed earlier and still be on its way to disk
-      const std::string path = files_->FilePath(block, time);
+    const bool flushed = file.entries[slot].Present();
+    const bool kept = !flushed && file.previous.valid() && slot < file.previous_entries.size() &&
+                      file.previous_entries[slot].Present();
+    if ((flushed || kept) && !covers_block) {  // a block this write fills whole needs no old samples
+      const BlockEntry entry = flushed ? file.entries[slot] : file.previous_entries[slot];
+      const std::string& path = flushed ? file.path : file.previous_path;
       std::vector<uint8_t> payload(static_cast<size_t>(entry.size));
-      WriteFile(path, false).ReadAt(entry.offset, entry.size, payload.data());
-      Decode(CodecFromCode(entry.codec_code(), path), payload.data(), payload.size(), p->samples.data(), bytes,
+      if (flushed) {
+        queue_->Drain();  // it may still be on its way to disk
+        WriteFile(path, false).ReadAt(entry.offset, entry.size, payload.data());
+      } else {
+        ReadExactlyAt(file.previous.get(), payload.data(), entry.size, entry.offset, path);
+      }
+      Decode(CodecSpec::ForBlock(CodecFromCode(entry.codec_code(), path), f.compression), payload.data(),
+             payload.size(), SampleShape{f.dtype, p->grid.count}, p->samples.data(), bytes,
              path + ": block " + std::to_string(block));
       p->row_major = entry.row_major();
     } else if (!covers_block) {
@@ -248,26 +290,35 @@ class DatasetWriter::Impl {
     return ref;
   }
 
-  OpenBlockFile& File(const std::string& path) {
-    auto it = open_files_.find(path);
+  static std::string FileKey(uint64_t first_block, int64_t time) {
+    return std::to_string(first_block) + "@" + std::to_string(time);
+  }
+
+  // The file of this write holding `first_block`.. at `time`, staged in the transaction on first use.
+  OpenBlockFile& File(uint64_t first_block, int64_t time) {
+    const std::string key = FileKey(first_block, time);
+    auto it = open_files_.find(key);
     if (it != open_files_.end()) return it->second;
+    // Staging may move the files written so far to a new generation: nothing may be in flight.
+    const DatasetTransaction::FileSlot slot = txn_->StageFile(first_block, time, [this] { queue_->Drain(); });
+    for (auto& [k, f] : open_files_) f.path = txn_->TargetPath(f.first_block, f.time);
     OpenBlockFile f;
+    f.first_block = first_block;
+    f.time = time;
+    f.path = slot.path;
     f.entries.assign(static_cast<size_t>(slots_), BlockEntry{});
-    const uint64_t table_bytes = static_cast<uint64_t>(BlockTableBytes(6, slots_));
-    auto existing = existing_dataset_ ? ReadFile::OpenIfExists(path) : nullptr;
-    if (existing) {
-      Check(existing->size() >= table_bytes, ErrorCode::kCorrupt, path + ": truncated block table");
-      std::vector<uint8_t> raw(table_bytes);
-      existing->ReadAt(0, table_bytes, raw.data());
-      f.entries = DecodeBlockTable(raw.data(), static_cast<int64_t>(table_bytes), 6, slots_, existing->size(), path);
-      f.end = existing->size();
-    } else {
-      // A new dataset never reuses stale files left by an earlier failed write.
-      WriteFile created(path, true);
-      if (created.size() != 0) std::filesystem::resize_file(path, 0);
-      f.end = table_bytes;
+    f.end = static_cast<uint64_t>(BlockTableBytes(6, slots_));
+    {
+      WriteFile created(f.path, true);  // fresh: never what a killed writer left there
+      if (created.size() != 0) std::filesystem::resize_file(f.path, 0);
     }
-    return open_files_.emplace(path, std::move(f)).first->second;
+    if (!slot.previous.empty()) {
+      f.previous = OpenForReadingIfExists(slot.previous);
+      Check(f.previous.valid(), ErrorCode::kIo, slot.previous + ": vanished during the write");
+      f.previous_path = slot.previous;
+      f.previous_entries = ReadBlockFileTable(f.previous.get(), slot.previous, slot.previous_slots).entries;
+    }
+    return open_files_.emplace(key, std::move(f)).first->second;
   }
 
   ByteBuffer TakeBuffer(size_t bytes) {
@@ -299,7 +350,8 @@ class DatasetWriter::Impl {
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
         if (spec.codec == Codec::kRaw) return;
         ByteBuffer out = TakeBuffer(0);
-        EncodeInto(spec, p.samples.data(), p.samples.size(), out);
+        EncodeInto(spec, p.samples.data(), p.samples.size(),
+                   SampleShape{header_.fields[static_cast<size_t>(p.field)].dtype, p.grid.count}, out);
         encoded_[static_cast<size_t>(i)] = std::move(out);
       });
       for (size_t i = 0; i < n; ++i) {
@@ -307,8 +359,8 @@ class DatasetWriter::Impl {
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
         ByteBuffer payload = spec.codec == Codec::kRaw ? std::move(p.samples) : std::move(encoded_[i]);
         if (spec.codec != Codec::kRaw) GiveBuffer(std::move(p.samples));
-        const std::string path = files_->FilePath(p.block, p.time);
-        OpenBlockFile& file = File(path);
+        OpenBlockFile& file = File(files_->FirstBlockInFile(p.block), p.time);
+        const std::string& path = file.path;
         BlockEntry& e = file.entries[static_cast<size_t>(p.field * files_->blocks_per_file() + files_->PositionInFile(p.block))];
         e.offset = file.end;
         e.size = payload.size();
@@ -320,10 +372,11 @@ class DatasetWriter::Impl {
     }
   }
 
-  std::string idx_path_;
   WriterOptions options_;
+  std::unique_ptr<DatasetTransaction> owned_txn_;  // first: destroyed (aborting) after the queue
+  DatasetTransaction* txn_;
+  std::string idx_path_;
   IdxHeader header_;
-  bool existing_dataset_ = false;
   bool finished_ = false;
   std::vector<CodecSpec> codecs_;
   std::vector<std::vector<uint8_t>> default_samples_;
@@ -345,6 +398,8 @@ class DatasetWriter::Impl {
 
 DatasetWriter::DatasetWriter(std::string idx_path, IdxHeader header, WriterOptions options)
     : impl_(std::make_unique<Impl>(std::move(idx_path), std::move(header), std::move(options))) {}
+DatasetWriter::DatasetWriter(DatasetTransaction& txn, WriterOptions options)
+    : impl_(std::make_unique<Impl>(txn, std::move(options))) {}
 DatasetWriter::~DatasetWriter() = default;
 const IdxHeader& DatasetWriter::header() const { return impl_->header(); }
 void DatasetWriter::Write(int field, int64_t time, const Box& box, const uint8_t* data) {

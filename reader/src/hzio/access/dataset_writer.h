@@ -2,7 +2,10 @@
 /// header, or more fields/timesteps into an existing one. Arrays arrive whole or box by box (for
 /// inputs larger than memory); a block is encoded and appended to its file as soon as all of its
 /// samples inside the dataset box have arrived, so memory stays bounded by the blocks in flight.
-/// The `.idx` is written last, atomically: a failed or abandoned write never looks complete.
+/// Every write is a transaction (access/dataset_transaction.h): block files of the committed
+/// version are never modified (a file that gets new blocks is written anew, carrying the blocks it
+/// keeps), the `.idx` is renamed into place last, and a failed or abandoned write leaves the
+/// dataset as it was.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "hzio/access/dataset_transaction.h"
 #include "hzio/format/idx_header.h"
 
 namespace hzio {
@@ -19,20 +23,28 @@ namespace hzio {
 struct WriterOptions {
   int threads = 0;                 // encode threads; 0 = hardware concurrency
   bool allow_existing = false;     // write into an existing dataset (same header) instead of failing
-  /// fsync every block file before the .idx goes in (survives power loss, costs a disk flush).
-  /// Without it the ordering still holds for crashes: the .idx appears only after all data.
+  /// fsync every block file and directory before the .idx goes in (survives power loss, costs
+  /// disk flushes). Without it the ordering still holds for crashes of the process.
   bool sync = false;
+  /// Wait while another writer holds the dataset's lock instead of failing with kLocked.
+  bool wait = false;
+  /// Notes for the user (waiting for the lock, ...).
+  std::function<void(const std::string&)> notify;
   /// Called with (samples written so far, samples expected) for progress bars.
   std::function<void(int64_t, int64_t)> progress;
 };
 
 class DatasetWriter {
  public:
-  /// Starts writing the dataset described by `header` at `idx_path`. Fails with kInvalidArgument
-  /// if a dataset is already there and !allow_existing; with allow_existing the existing header
-  /// must describe the same geometry and fields.
+  /// Starts a write transaction of its own on the dataset at `idx_path` (taking its lock), for
+  /// the dataset described by `header`. Fails with kInvalidArgument if a dataset is already there
+  /// and !allow_existing; with allow_existing the existing header must describe the same geometry
+  /// and fields. kLocked when another writer holds the lock (and !wait).
   DatasetWriter(std::string idx_path, IdxHeader header, WriterOptions options = {});
-  ~DatasetWriter();  // without Finish(): stops, keeps block files but never writes the .idx
+  /// Writes inside `txn` (already set up: Create, AddField, AddTimestep...) into txn.target();
+  /// the caller commits `txn` after Finish(). `options.sync/wait/allow_existing` are not used.
+  DatasetWriter(DatasetTransaction& txn, WriterOptions options = {});
+  ~DatasetWriter();  // without Finish(): stops; its own transaction removes what it staged
   DatasetWriter(const DatasetWriter&) = delete;
   DatasetWriter& operator=(const DatasetWriter&) = delete;
 
@@ -41,7 +53,8 @@ class DatasetWriter {
   /// Writes `data` (row-major over `box`, x fastest, components contiguous, the field's dtype)
   /// into field `field` at timestep `time`. `box` must lie inside the dataset box.
   void Write(int field, int64_t time, const Box& box, const uint8_t* data);
-  /// Flushes partially written blocks, writes every file's block table, then the `.idx`.
+  /// Flushes partially written blocks, carries the blocks it did not replace into the files it
+  /// wrote, writes their block tables; then, with a transaction of its own, commits (the `.idx`).
   void Finish();
 
  private:
@@ -49,11 +62,8 @@ class DatasetWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Writes just the header of a new, empty dataset (what `hzio create` does).
-void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header);
-
-/// Writes `text` to `path` through a temporary file and a rename (never a half-written file);
-/// `sync` flushes it to disk before the rename.
-void WriteFileAtomically(const std::string& path, const std::string& text, bool sync = false);
+/// Writes just the header of a new, empty dataset (what `hzio create` does); every part is
+/// recorded as not written yet. kInvalidArgument if a dataset is already there.
+void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header, const TransactionOptions& options = {});
 
 }  // namespace hzio

@@ -1,68 +1,41 @@
+// Codec dispatch (idx-format.md §5): names, block-entry codes (§4.5), and Decode/EncodeInto
+// handing each payload to its codec's file.
 #include "hzio/codec/codec.h"
 
-#include <libdeflate.h>
-#include <lz4.h>
-
-#include <climits>
 #include <cstring>
 
+#include "hzio/codec/codec_internal.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
 
 namespace {
 
-// zip payloads are zlib streams (idx-format.md §5); libdeflate writes and reads the same format as
-// zlib's compress2/uncompress, two to three times faster. Compressors are per thread and level.
-libdeflate_compressor* Compressor(int level) {
-  struct Owned {
-    libdeflate_compressor* by_level[13] = {};
-    ~Owned() {
-      for (libdeflate_compressor* c : by_level) libdeflate_free_compressor(c);
-    }
-  };
-  thread_local Owned owned;
-  level = level < 0 ? 6 : level > 12 ? 12 : level;
-  libdeflate_compressor*& c = owned.by_level[level];
-  if (c == nullptr) c = libdeflate_alloc_compressor(level);
-  Check(c != nullptr, ErrorCode::kInternal, "cannot allocate a deflate compressor");
-  return c;
+using internal_codec::ImageShape;
+using internal_codec::ImageShapeOf;
+
+// JPEG's frame header holds 16-bit sizes; PNG's IHDR 31-bit ones.
+constexpr int64_t kJpgMaxSide = 65535;
+constexpr int64_t kPngMaxSide = 0x7fffffff;
+
+bool Known(const SampleShape& shape) { return shape.dims.dims > 0; }
+
+// Both sides of a codec call agree on the byte count the shape implies: a mismatch is the
+// caller's bug, never the payload's.
+void CheckShapeBytes(const SampleShape& shape, size_t bytes, const char* what, const std::string& where) {
+  if (!Known(shape)) return;
+  const int64_t want = shape.dtype.BytesFor(shape.dims.Product());
+  Check(want == static_cast<int64_t>(bytes), ErrorCode::kInvalidArgument,
+        where + ": " + std::to_string(bytes) + " bytes of " + what + " for " + std::to_string(shape.dims.Product()) +
+            " samples of " + shape.dtype.ToString() + " (" + std::to_string(want) + " bytes)");
 }
 
-libdeflate_decompressor* Decompressor() {
-  struct Owned {
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    ~Owned() { libdeflate_free_decompressor(d); }
-  };
-  thread_local Owned owned;
-  Check(owned.d != nullptr, ErrorCode::kInternal, "cannot allocate a deflate decompressor");
-  return owned.d;
+ImageShape ImageOf(Codec codec, const SampleShape& shape, const std::string& where) {
+  const bool png = codec == Codec::kPng;
+  return ImageShapeOf(shape, png ? "png" : "jpg", png, png ? kPngMaxSide : kJpgMaxSide, where);
 }
 
 }  // namespace
-
-CodecSpec CodecSpec::Parse(const std::string& spec) {
-  CodecSpec s;
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
-  if (starts("zip")) {
-    s.codec = Codec::kZip;
-    if (spec.find("Z_BEST_SPEED") != std::string::npos) s.zip_level = 1;
-    else if (spec.find("Z_BEST_COMPRESSION") != std::string::npos) s.zip_level = 9;
-    else if (spec.find("Z_NO_COMPRESSION") != std::string::npos) s.zip_level = 0;
-    else if (spec.find("Z_DEFAULT_COMPRESSION") != std::string::npos) s.zip_level = 6;
-  } else if (starts("lz4")) {
-    s.codec = Codec::kLz4;
-  } else if (starts("zfp")) {
-    s.codec = Codec::kZfp;
-  } else if (starts("png")) {
-    s.codec = Codec::kPng;
-  } else if (starts("jpg")) {
-    s.codec = Codec::kJpg;
-  }
-  return s;
-}
-
-std::string CodecSpec::Name() const { return CodecName(codec); }
 
 const char* CodecName(Codec codec) {
   switch (codec) {
@@ -89,73 +62,80 @@ Codec CodecFromCode(int code, const std::string& where) {
   }
 }
 
-void EncodeInto(const CodecSpec& spec, const uint8_t* data, size_t size, ByteBuffer& out) {
+void Decode(const CodecSpec& spec, const uint8_t* data, size_t size, const SampleShape& shape, uint8_t* out,
+            size_t out_size, const std::string& where) {
+  CheckShapeBytes(shape, out_size, "output", where);
+  switch (spec.codec) {
+    case Codec::kRaw:
+      Check(size == out_size, ErrorCode::kCorrupt,
+            where + ": raw block has " + std::to_string(size) + " bytes, expected " + std::to_string(out_size));
+      if (size) std::memcpy(out, data, size);
+      return;
+    case Codec::kZip: return internal_codec::DecodeZip(data, size, out, out_size, where);
+    case Codec::kLz4: return internal_codec::DecodeLz4(data, size, out, out_size, where);
+    case Codec::kPng:
+    case Codec::kJpg: {
+      const ImageShape image = Known(shape) ? ImageOf(spec.codec, shape, where) : ImageShape{};
+      if (spec.codec == Codec::kPng) return internal_codec::DecodePng(data, size, image, out, out_size, where);
+      return internal_codec::DecodeJpg(data, size, image, out, out_size, where);
+    }
+    case Codec::kZfp:
+      Check(Known(shape), ErrorCode::kUnsupported,
+            where + ": zfp blocks can only be decoded knowing their dtype and block shape");
+      return internal_codec::DecodeZfp(spec.zfp_encode, data, size, shape, out, out_size, where);
+  }
+  throw Error(ErrorCode::kUnsupported, where + ": unknown codec");
+}
+
+void EncodeInto(const CodecSpec& spec, const uint8_t* data, size_t size, const SampleShape& shape, ByteBuffer& out) {
+  const std::string where = std::string(CodecName(spec.codec)) + " encoding";
+  CheckShapeBytes(shape, size, "input", where);
   switch (spec.codec) {
     case Codec::kRaw:
       out.Resize(size);
       if (size) std::memcpy(out.data(), data, size);
       return;
-    case Codec::kZip: {
-      libdeflate_compressor* c = Compressor(spec.zip_level);
-      out.Resize(libdeflate_zlib_compress_bound(c, size));
-      const size_t n = libdeflate_zlib_compress(c, data, size, out.data(), out.size());
-      Check(n > 0, ErrorCode::kInternal, "zlib-stream compression failed");
-      out.Resize(n);
-      return;
+    case Codec::kZip: return internal_codec::EncodeZip(spec.zip_level, data, size, out);
+    case Codec::kLz4: return internal_codec::EncodeLz4(data, size, out);
+    case Codec::kPng:
+    case Codec::kJpg: {
+      Check(Known(shape), ErrorCode::kUnsupported,
+            where + ": " + CodecName(spec.codec) + " blocks can only be written knowing their dtype and block shape");
+      const ImageShape image = ImageOf(spec.codec, shape, where);
+      if (spec.codec == Codec::kPng) return internal_codec::EncodePng(spec, data, image, out, where);
+      return internal_codec::EncodeJpg(spec, data, image, out, where);
     }
-    case Codec::kLz4: {
-      Check(size <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE), ErrorCode::kTooLarge,
-            "lz4 block of " + std::to_string(size) + " bytes is over the LZ4 limit");
-      out.Resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(size))));
-      int n = LZ4_compress_default(reinterpret_cast<const char*>(data), reinterpret_cast<char*>(out.data()),
-                                   static_cast<int>(size), static_cast<int>(out.size()));
-      Check(n > 0, ErrorCode::kInternal, "LZ4_compress_default failed");
-      out.Resize(static_cast<size_t>(n));
-      return;
-    }
-    default:
-      throw Error(ErrorCode::kUnsupported, std::string("writing ") + CodecName(spec.codec) +
-                                               " blocks is not supported (use raw, zip or lz4)");
+    case Codec::kZfp:
+      Check(Known(shape), ErrorCode::kUnsupported,
+            where + ": zfp blocks can only be written knowing their dtype and block shape");
+      return internal_codec::EncodeZfp(spec.zfp_encode, data, size, shape, out, where);
   }
+  throw Error(ErrorCode::kUnsupported, where + ": unknown codec");
+}
+
+void CheckCodecFits(const CodecSpec& spec, const SampleShape& shape, const std::string& where) {
+  switch (spec.codec) {
+    case Codec::kPng:
+    case Codec::kJpg: (void)ImageOf(spec.codec, shape, where); return;
+    case Codec::kZfp: internal_codec::CheckZfpFits(shape, where); return;
+    default: return;
+  }
+}
+
+void EncodeInto(const CodecSpec& spec, const uint8_t* data, size_t size, ByteBuffer& out) {
+  EncodeInto(spec, data, size, SampleShape{}, out);
 }
 
 std::vector<uint8_t> Encode(const CodecSpec& spec, const uint8_t* data, size_t size) {
   ByteBuffer out;
-  EncodeInto(spec, data, size, out);
+  EncodeInto(spec, data, size, SampleShape{}, out);
   return std::vector<uint8_t>(out.data(), out.data() + out.size());
 }
 
-void Decode(Codec codec, const uint8_t* data, size_t size, uint8_t* out, size_t out_size,
-            const std::string& where) {
-  switch (codec) {
-    case Codec::kRaw:
-      Check(size == out_size, ErrorCode::kCorrupt,
-            where + ": raw block has " + std::to_string(size) + " bytes, expected " + std::to_string(out_size));
-      std::memcpy(out, data, size);
-      return;
-    case Codec::kZip: {
-      size_t produced = 0;
-      const libdeflate_result rc =
-          libdeflate_zlib_decompress(Decompressor(), data, size, out, out_size, &produced);
-      Check(rc == LIBDEFLATE_SUCCESS && produced == out_size, ErrorCode::kCorrupt,
-            where + ": zip block does not decode to " + std::to_string(out_size) + " bytes" +
-                (rc == LIBDEFLATE_SUCCESS ? " (got " + std::to_string(produced) + ")"
-                 : rc == LIBDEFLATE_INSUFFICIENT_SPACE ? " (it is longer)" : " (not a valid zlib stream)"));
-      return;
-    }
-    case Codec::kLz4: {
-      Check(size <= static_cast<size_t>(INT_MAX) && out_size <= static_cast<size_t>(INT_MAX), ErrorCode::kTooLarge,
-            where + ": lz4 block over 2 GiB");
-      int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data), reinterpret_cast<char*>(out),
-                                  static_cast<int>(size), static_cast<int>(out_size));
-      Check(n == static_cast<int>(out_size), ErrorCode::kCorrupt,
-            where + ": lz4 block does not decode to " + std::to_string(out_size) + " bytes");
-      return;
-    }
-    default:
-      throw Error(ErrorCode::kUnsupported,
-                  where + ": " + CodecName(codec) + " blocks are not supported (raw, zip, lz4 are)");
-  }
+void Decode(Codec codec, const uint8_t* data, size_t size, uint8_t* out, size_t out_size, const std::string& where) {
+  CodecSpec spec;
+  spec.codec = codec;
+  Decode(spec, data, size, SampleShape{}, out, out_size, where);
 }
 
 }  // namespace hzio

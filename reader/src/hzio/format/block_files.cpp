@@ -101,9 +101,13 @@ std::string BlockFiles::FilePath(uint64_t block, int64_t time) const {
     }
     name = prefix + time_.Format(time) + buf;
   }
+  return ResolveTemplatePath(std::move(name), idx_dir_);
+}
+
+std::string ResolveTemplatePath(std::string name, const std::string& idx_dir) {
   const std::string kDirVar = "$(CurrentFileDirectory)";
-  for (size_t at; (at = name.find(kDirVar)) != std::string::npos;) name.replace(at, kDirVar.size(), idx_dir_);
-  if (name.rfind("./", 0) == 0) name = idx_dir_ + name.substr(1);
+  for (size_t at; (at = name.find(kDirVar)) != std::string::npos;) name.replace(at, kDirVar.size(), idx_dir);
+  if (name.rfind("./", 0) == 0) name = idx_dir + name.substr(1);
   return name;
 }
 

@@ -15,6 +15,10 @@ namespace hzio {
 std::string ExpandFilenameTemplate(const std::string& tmpl, uint64_t first_block,
                                    const std::string& time_text);
 
+/// A path produced by a template, made absolute the way OpenVisus does (§4.4): every
+/// "$(CurrentFileDirectory)" and a leading "./" stand for `idx_dir`.
+std::string ResolveTemplatePath(std::string name, const std::string& idx_dir);
+
 class BlockFiles {
  public:
   /// `idx_dir` replaces a leading "./" and "$(CurrentFileDirectory)" in the template.

@@ -17,6 +17,9 @@ namespace hzio {
 
 struct IdxHeader {
   int version = 6;
+  /// `(version)` as written when it is not the plain integer (PIDX writes "6.1"); written back
+  /// verbatim. OpenVisus reads only its leading integer (std::stoi), so "6.1" is version 6.
+  std::string version_text;
   Box box;  // logic box, exclusive upper corner
   Bitmask bitmask;
   std::vector<Field> fields;
@@ -36,6 +39,8 @@ struct IdxHeader {
   int dims() const { return bitmask.dims(); }
   int maxh() const { return bitmask.maxh(); }
   uint64_t total_blocks() const { return uint64_t{1} << (maxh() - bits_per_block); }
+  /// The value of an unknown (metadata) key such as PIDX's "compression type", or nullptr.
+  const std::string* Metadata(const std::string& key) const;
   /// Index of the field named `name`; throws kNotFound listing the fields.
   int FieldIndex(const std::string& name) const;
   /// The physic box as (min, max) pairs per axis, derived from the logic box when absent.
@@ -53,6 +58,12 @@ struct IdxHeader {
   /// The XML form served by mod_visus `readdataset&format=xml` (§1.9) for dataset `name`.
   std::string ToXml(const std::string& name) const;
 };
+
+/// PIDX 0.9.3's layouts (idx-format.md §1.2): its extra keys say how the blocks were written.
+/// `(io mode) idx` with `(compression type) 0` is plain IDX and passes; PIDX's chunked layouts
+/// (types 1 and 2, any other type), its raw/l_part_idx/particle io modes and big-endian samples
+/// throw kUnsupported naming the key. Headers without these keys pass.
+void CheckPidxLayout(const IdxHeader& header);
 
 /// The §2.4 filename template guess for an .idx base name.
 std::string GuessFilenameTemplate(const std::string& idx_stem, int maxh, int bits_per_block);

@@ -1,4 +1,5 @@
 // Text form of the .idx header: parse (§1.1) and write (§1.6).
+#include <cctype>
 #include <map>
 
 #include "hzio/format/idx_header.h"
@@ -26,6 +27,17 @@ std::vector<double> ParseDoubles(const std::string& text, const std::string& wha
   std::vector<double> v;
   for (const std::string& t : SplitWhitespace(text)) v.push_back(ParseDouble(t, what));
   return v;
+}
+
+// OpenVisus converts (version) with std::stoi: blanks, a sign and digits, the rest ignored, so
+// PIDX's "6.1" is 6. The value must still be a version OpenVisus knows (checked by the caller).
+int ParseVersion(const std::string& text) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  const size_t digits = i;
+  while (i < text.size() && i - digits < 9 && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  Check(i > digits, ErrorCode::kInvalidArgument, "(version): '" + text + "' does not start with an integer");
+  return static_cast<int>(std::stol(text.substr(0, i)));
 }
 
 std::string JoinDoubles(const std::vector<double>& v) {
@@ -84,7 +96,8 @@ IdxHeader IdxHeader::Parse(const std::string& text, const std::string& source,
       return it == values.end() ? nullptr : &it->second;
     };
     Check(get("version") != nullptr, ErrorCode::kInvalidArgument, "missing (version)");
-    h.version = static_cast<int>(ParseInt64(*get("version"), "(version)"));
+    h.version = ParseVersion(*get("version"));
+    if (*get("version") != std::to_string(h.version)) h.version_text = *get("version");
     Check(h.version >= 0 && h.version <= 6, ErrorCode::kInvalidArgument,
           "(version) " + std::to_string(h.version) + " is not 1..6");
     Check(get("bits") != nullptr && !get("bits")->empty(), ErrorCode::kInvalidArgument, "missing (bits)");
@@ -117,7 +130,7 @@ IdxHeader IdxHeader::Parse(const std::string& text, const std::string& source,
 std::string IdxHeader::ToText() const {
   std::string s;
   auto key = [&](const std::string& k, const std::string& v) { s += "(" + k + ")\n" + v + "\n"; };
-  key("version", std::to_string(version));
+  key("version", version_text.empty() ? std::to_string(version) : version_text);
   key("box", box.ToInclusiveString());
   if (!axis.empty()) key("axis", axis);
   if (!physic_box.empty()) key("physic_box", JoinDoubles(physic_box));

@@ -18,6 +18,12 @@ std::string GuessFilenameTemplate(const std::string& idx_stem, int maxh, int bit
   return t + "/%04x.bin";
 }
 
+const std::string* IdxHeader::Metadata(const std::string& key) const {
+  for (const auto& [k, v] : metadata)
+    if (k == key) return &v;
+  return nullptr;
+}
+
 int IdxHeader::FieldIndex(const std::string& name) const {
   std::string names;
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -47,7 +53,11 @@ std::vector<double> IdxHeader::PhysicBoxOrLogic() const {
 }
 
 void IdxHeader::Validate(const std::string& idx_stem) {
-  if (version == 0) version = 6;
+  if (version == 0) {
+    version = 6;
+    version_text.clear();
+  }
+  CheckPidxLayout(*this);  // first: a chunked PIDX header's bitmask describes chunks, not samples
   Check(version >= 1 && version <= 6, ErrorCode::kInvalidArgument,
         "(version) " + std::to_string(version) + " is not 1..6");
   Check(box.dims() >= 1 && !box.Empty(), ErrorCode::kInvalidArgument,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "hzio/util/crash_point.h"
 #include "hzio/util/error.h"
 
 namespace hzio::mpi {
@@ -24,6 +25,7 @@ std::string OsError(const std::string& what, const std::string& path) {
 void WriteVectorAt(int fd, std::vector<iovec>& iov, off_t offset, const std::string& path) {
   size_t first = 0;
   while (first < iov.size()) {
+    CrashPoint("write " + path);
     const int n = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
     const ssize_t w = ::pwritev(fd, iov.data() + first, n, offset);
     if (w < 0 && errno == EINTR) continue;

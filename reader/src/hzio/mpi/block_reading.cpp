@@ -263,15 +263,21 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         payload = own.data();
       }
       const Codec codec = CodecFromCode(w.entry.codec_code(), where);
+      // zfp takes its mode from the field's spec, png/jpg/zfp the block grid's shape (§5, §4.1).
+      auto decode = [&](uint8_t* into) {
+        Decode(CodecSpec::ForBlock(codec, header.fields[static_cast<size_t>(field)].compression), payload,
+               w.entry.size, SampleShape{dtype, source.layout().BlockGrid(fb).count}, into,
+               static_cast<size_t>(file_block_bytes), where);
+      };
       uint8_t* dst = out[w.index];
       const Span want = wanted(w.index);
       if (w.entry.row_major()) {
         if (shift == 0 && want.size() == unit_samples) {
-          Decode(codec, payload, w.entry.size, dst, static_cast<size_t>(file_block_bytes), where);
+          decode(dst);
           continue;
         }
         if (decoded_block != fb) {
-          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(file_block_bytes), where);
+          decode(scratch);
           decoded_block = fb;
         }
         if (shift == 0) {
@@ -288,7 +294,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
       if (!w.raw_hz) {
         if (decoded_block != fb) {
-          Decode(codec, payload, w.entry.size, scratch, static_cast<size_t>(file_block_bytes), where);
+          decode(scratch);
           decoded_block = fb;
         }
         hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;

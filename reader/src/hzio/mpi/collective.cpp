@@ -1,6 +1,7 @@
 #include "hzio/mpi/collective.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -18,6 +19,27 @@ void MpiCheck(int rc, const char* what) {
   int len = 0;
   MPI_Error_string(rc, text, &len);
   throw Error(ErrorCode::kInternal, std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
+}
+
+std::string BroadcastText(MPI_Comm comm, const std::string& text, std::exception_ptr root_error) {
+  // The size (-1: rank 0 failed) and the first bytes travel together.
+  constexpr size_t kInline = size_t{16} << 10;
+  std::vector<char> first(sizeof(int64_t) + kInline);
+  int64_t n = root_error ? -1 : static_cast<int64_t>(text.size());
+  std::memcpy(first.data(), &n, sizeof n);
+  if (n > 0) std::memcpy(first.data() + sizeof n, text.data(), std::min(text.size(), kInline));
+  MpiCheck(MPI_Bcast(first.data(), CheckedInt(static_cast<int64_t>(first.size()), "text"), MPI_CHAR, 0, comm),
+           "MPI_Bcast(text)");
+  std::memcpy(&n, first.data(), sizeof n);
+  if (n < 0) Agree(comm, root_error);  // rank 0 failed: every rank throws its message
+  // Rank 0 has the text; the others fill theirs from the broadcasts.
+  std::string out = CommRank(comm) == 0 ? text : std::string(static_cast<size_t>(n), '\0');
+  std::memcpy(out.data(), first.data() + sizeof n, std::min(static_cast<size_t>(n), kInline));
+  if (static_cast<size_t>(n) > kInline)
+    MpiCheck(MPI_Bcast(out.data() + kInline, CheckedInt(n - static_cast<int64_t>(kInline), "text size"), MPI_CHAR, 0,
+                       comm),
+             "MPI_Bcast(text rest)");
+  return out;
 }
 
 int CommRank(MPI_Comm comm) {

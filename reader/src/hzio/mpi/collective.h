@@ -51,6 +51,10 @@ void Collectively(MPI_Comm comm, Work&& work) {
   Agree(comm, error);
 }
 
+/// Rank 0's `text` on every rank: one broadcast when it fits 16 KiB, a second for the rest. When
+/// rank 0 passes `root_error` instead, every rank throws that error (through Agree). Collective.
+std::string BroadcastText(MPI_Comm comm, const std::string& text, std::exception_ptr root_error);
+
 int CommRank(MPI_Comm comm);
 int CommSize(MPI_Comm comm);
 

@@ -60,9 +60,8 @@ ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, cons
 
 ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options)
     : comm_(comm), idx_path_(std::move(idx_path)), options_(options) {
-  // Rank 0 reads the .idx and broadcasts its size (-1: it failed) with its first bytes, so a
-  // usual header (a few KiB) costs one broadcast. Every rank then parses the same text: a
-  // malformed header throws the same Error everywhere without further agreement.
+  // Rank 0 reads the .idx and broadcasts it (a usual header costs one broadcast). Every rank then
+  // parses the same text: a malformed header throws the same Error everywhere without agreement.
   std::string text;
   std::exception_ptr error;
   if (CommRank(comm_) == 0) {
@@ -76,22 +75,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
       error = std::current_exception();
     }
   }
-  constexpr size_t kInline = size_t{16} << 10;
-  std::vector<char> first(sizeof(int64_t) + kInline);
-  int64_t n = error ? -1 : static_cast<int64_t>(text.size());
-  std::memcpy(first.data(), &n, sizeof n);
-  if (n > 0) std::memcpy(first.data() + sizeof n, text.data(), std::min(text.size(), kInline));
-  MpiCheck(MPI_Bcast(first.data(), CheckedInt(static_cast<int64_t>(first.size()), "header"), MPI_CHAR, 0, comm_),
-           "MPI_Bcast(header)");
-  std::memcpy(&n, first.data(), sizeof n);
-  if (n < 0) Agree(comm_, error);  // rank 0 failed: every rank throws its message
-  text.resize(static_cast<size_t>(n));
-  const size_t inline_bytes = std::min(static_cast<size_t>(n), kInline);
-  std::memcpy(text.data(), first.data() + sizeof n, inline_bytes);
-  if (static_cast<size_t>(n) > kInline)
-    MpiCheck(MPI_Bcast(text.data() + kInline, CheckedInt(n - static_cast<int64_t>(kInline), "header size"), MPI_CHAR, 0,
-                       comm_),
-             "MPI_Bcast(header rest)");
+  text = BroadcastText(comm_, text, error);
   header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
   try {

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
-#include "hzio/access/dataset_writer.h"
+#include "hzio/access/dataset_transaction.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation_window.h"
@@ -27,8 +28,9 @@ std::string IdxDir(const std::string& idx_path) {
   return dir.empty() ? "." : dir;
 }
 
-// Timesteps are agreed as one flag per declared timestep when there are at most this many.
-constexpr size_t kMaxTimestepFlags = 1024;
+// The registered (timestep, field) parts are agreed as one flag each when there are at most this
+// many declared (the flags ride in the start-up agreement), else gathered.
+constexpr size_t kMaxPartFlags = 4096;
 
 // FNV-1a: a stable hash of the header text (the same on every rank and build).
 uint64_t HeaderHash(const std::string& text) {
@@ -82,41 +84,32 @@ void ParallelWriter::Add(int field, int64_t time, const Box& box, const uint8_t*
   registered_.push_back(Registered{time, Piece{field, box, data}});
 }
 
-void ParallelWriter::PrepareDestination() const {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(idx_path_, ec)) {
-    Check(options_.overwrite, ErrorCode::kInvalidArgument, idx_path_ + " already exists (pass overwrite to replace it)");
-    fs::remove(idx_path_, ec);  // first, so a failure below never leaves a stale, complete-looking .idx
-    Check(!ec, ErrorCode::kIo, "cannot remove " + idx_path_ + ": " + ec.message());
-  }
-  const fs::path parent = fs::path(idx_path_).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  Check(!ec, ErrorCode::kIo, "cannot create directory " + parent.string() + ": " + ec.message());
-}
-
-std::vector<int64_t> ParallelWriter::RegisteredTimesteps() const {
-  // Every rank's distinct timesteps, gathered (each rank's list is short), sorted.
+std::vector<std::pair<int64_t, int>> ParallelWriter::RegisteredParts() const {
+  // Every rank's distinct parts, gathered (each rank's list is short), sorted.
   const int ranks = CommSize(comm_);
+  std::vector<std::pair<int64_t, int>> mine;
+  for (const Registered& r : registered_) mine.emplace_back(r.time, r.piece.field);
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   std::vector<int64_t> local;
-  for (const Registered& r : registered_) local.push_back(r.time);
-  std::sort(local.begin(), local.end());
-  local.erase(std::unique(local.begin(), local.end()), local.end());
-  int count = CheckedInt(static_cast<int64_t>(local.size()), "timesteps");
+  for (const auto& [time, field] : mine) local.insert(local.end(), {time, field});
+  int count = CheckedInt(static_cast<int64_t>(local.size()), "registered parts");
   std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
-  MpiCheck(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather(timesteps)");
+  MpiCheck(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather(parts)");
   int64_t total = 0;
   for (int r = 0; r < ranks; ++r) {
-    displs[static_cast<size_t>(r)] = CheckedInt(total, "timesteps");
+    displs[static_cast<size_t>(r)] = CheckedInt(total, "registered parts");
     total += counts[static_cast<size_t>(r)];
   }
-  std::vector<int64_t> times(static_cast<size_t>(total));
-  MpiCheck(MPI_Allgatherv(local.data(), count, MPI_INT64_T, times.data(), counts.data(), displs.data(), MPI_INT64_T,
+  std::vector<int64_t> all(static_cast<size_t>(total));
+  MpiCheck(MPI_Allgatherv(local.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
                           comm_),
-           "MPI_Allgatherv(timesteps)");
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  return times;
+           "MPI_Allgatherv(parts)");
+  std::vector<std::pair<int64_t, int>> parts;
+  for (size_t i = 0; i + 1 < all.size(); i += 2) parts.emplace_back(all[i], static_cast<int>(all[i + 1]));
+  std::sort(parts.begin(), parts.end());
+  parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
+  return parts;
 }
 
 IoStats ParallelWriter::Write() {
@@ -127,22 +120,21 @@ IoStats ParallelWriter::Write() {
 
   // Geometry and the aggregation plan depend only on the header: every rank computes them alone.
   const BlockLayout layout(header_.bitmask, header_.bits_per_block);
-  const BlockFiles files(header_, IdxDir(idx_path_));
   const int dims = header_.dims();
   const FileAggregation plan(header_, options_.aggregators, ranks);
   const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
   const int unit_bits = plan.unit_bits();
   const std::string text = header_.ToText();
-  std::vector<int64_t> declared = header_.time.List(kMaxTimestepFlags + 1);
-  const bool time_flags = !header_.time.any && declared.size() <= kMaxTimestepFlags;
+  std::vector<int64_t> declared = header_.time.List(kMaxPartFlags + 1);
   std::sort(declared.begin(), declared.end());
   declared.erase(std::unique(declared.begin(), declared.end()), declared.end());
+  const bool part_flags = !header_.time.any && declared.size() * static_cast<size_t>(nfields) <= kMaxPartFlags;
 
   // Local checks and the aggregator buffer, then ONE agreement that also carries the header's
   // hash (equal everywhere?), the largest box extent and which timesteps anyone registered.
   int64_t local_data_bytes = 0;
   Point extent(dims);
-  std::vector<int64_t> registered_flags(time_flags ? declared.size() : 0, 0);
+  std::vector<int64_t> registered_flags(part_flags ? declared.size() * static_cast<size_t>(nfields) : 0, 0);
   std::exception_ptr input_error;
   try {
     for (const Registered& r : registered_) {
@@ -157,9 +149,11 @@ IoStats ParallelWriter::Write() {
       Check(p.data != nullptr, ErrorCode::kInvalidArgument, "box " + p.box.ToRangesString() + " has no data");
       local_data_bytes += header_.fields[static_cast<size_t>(p.field)].dtype.BytesFor(p.box.Size().Product());
       for (int d = 0; d < dims; ++d) extent[d] = std::max(extent[d], p.box.p2[d] - p.box.p1[d]);
-      if (time_flags) {
+      if (part_flags) {
         const auto at = std::lower_bound(declared.begin(), declared.end(), r.time);
-        if (at != declared.end() && *at == r.time) registered_flags[static_cast<size_t>(at - declared.begin())] = 1;
+        if (at != declared.end() && *at == r.time)
+          registered_flags[static_cast<size_t>(at - declared.begin()) * static_cast<size_t>(nfields) +
+                           static_cast<size_t>(p.field)] = 1;
       }
     }
   } catch (...) {
@@ -174,25 +168,46 @@ IoStats ParallelWriter::Write() {
   Check(agreed[0] == -agreed[2] && agreed[1] == -agreed[3], ErrorCode::kInvalidArgument,
         "the ranks were given different headers (the header must be the same on every rank)");
   for (int d = 0; d < dims; ++d) extent[d] = agreed[4 + static_cast<size_t>(d)];
-  std::vector<int64_t> times;
-  if (time_flags) {
-    for (size_t i = 0; i < declared.size(); ++i)
-      if (agreed[4 + static_cast<size_t>(dims) + i] != 0) times.push_back(declared[i]);
+  std::vector<std::pair<int64_t, int>> parts;  // (time, field), sorted
+  if (part_flags) {
+    for (size_t i = 0; i < registered_flags.size(); ++i)
+      if (agreed[4 + static_cast<size_t>(dims) + i] != 0)
+        parts.emplace_back(declared[i / static_cast<size_t>(nfields)], static_cast<int>(i % static_cast<size_t>(nfields)));
   } else {
-    times = RegisteredTimesteps();
+    parts = RegisteredParts();
   }
+  std::vector<int64_t> times;
+  for (const auto& part : parts)
+    if (times.empty() || times.back() != part.first) times.push_back(part.first);
 
-  // Rank 0 prepares the destination now that everybody agreed the input is good; its outcome is
-  // agreed on with the first timestep's puts, before any file is written.
+  // Rank 0 opens the transaction now that everybody agreed the input is good: the lock, then a
+  // new dataset in place or a new generation of an existing one (which stays readable until the
+  // commit). Every rank writes into the directory it names.
+  std::optional<DatasetTransaction> txn;
+  std::string file_template;
   std::exception_ptr prepare_error;
   if (rank == 0) {
     try {
-      PrepareDestination();
+      TransactionOptions transaction;
+      transaction.sync = options_.sync;
+      transaction.wait = options_.wait;
+      transaction.notify = options_.notify;
+      txn.emplace(idx_path_, transaction);
+      if (txn->exists()) {
+        Check(options_.overwrite, ErrorCode::kInvalidArgument,
+              idx_path_ + " already exists (pass overwrite to replace it)");
+        txn->Replace(header_);
+      } else {
+        txn->Create(header_);
+      }
+      file_template = txn->target().filename_template;
     } catch (...) {
       prepare_error = std::current_exception();
     }
   }
-  if (times.empty()) Agree(comm_, prepare_error);
+  IdxHeader target = header_;
+  target.filename_template = BroadcastText(comm_, file_template, prepare_error);
+  const BlockFiles files(target, IdxDir(idx_path_));
 
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
@@ -304,8 +319,6 @@ IoStats ParallelWriter::Write() {
       }
     }
     window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
-    if (prepare_error && !error) error = prepare_error;
-    prepare_error = nullptr;
     Agree(comm_, error);
     stats.local.aggregate += MPI_Wtime() - t0;
 
@@ -315,12 +328,14 @@ IoStats ParallelWriter::Write() {
     stats.local.io += MPI_Wtime() - t0;
   }
 
-  // Metadata last: one rank, atomically, only after every rank's files are written (the last
-  // timestep's write ended with an agreement); its outcome is agreed with the statistics.
+  // The commit: one rank, atomically, only after every rank's files are written (the last
+  // timestep's write ended with an agreement); its outcome is agreed with the statistics. The
+  // superseded generation is removed after that, so the other ranks need not wait for it.
   std::exception_ptr idx_error;
   if (rank == 0) {
     try {
-      WriteFileAtomically(idx_path_, text, options_.sync);
+      for (const auto& [time, field] : parts) txn->MarkWritten(field, time);
+      txn->Commit(/*remove_superseded=*/false);
     } catch (...) {
       idx_error = std::current_exception();
     }
@@ -331,6 +346,7 @@ IoStats ParallelWriter::Write() {
   stats.cell_size = grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, local_data_bytes, aggregator_bytes,
               [&](int64_t a) { return plan.Rank(a); }, idx_error);
+  if (txn) txn->RemoveSuperseded();
   return stats;
 }
 

@@ -6,15 +6,20 @@
 /// (a shared file of a raw dataset by one rank per node, file_portions.h).
 ///
 /// Output is deterministic: blocks are stored in hz order, payloads laid out slot by slot (fields inside a slot),
-/// so raw-codec files are byte-identical for any rank count and decomposition. The `.idx` is
-/// written last, atomically, by rank 0, after all ranks agree the files are written; any failure
-/// makes Write() throw the same hzio::Error on every rank and leaves no `.idx`.
+/// so raw-codec files are byte-identical for any rank count and decomposition. A write is a
+/// transaction (access/dataset_transaction.h) run by rank 0: it takes the dataset's lock, the
+/// ranks write a new dataset in place or, over an existing one, a new generation of its data
+/// directory (the old dataset stays readable meanwhile), and after all ranks agree the files are
+/// written rank 0 renames the `.idx` into place and removes the superseded generation. Any
+/// failure makes Write() throw the same hzio::Error on every rank and leaves the old state.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hzio/format/idx_header.h"
@@ -28,9 +33,11 @@ namespace hzio::mpi {
 struct WriteOptions {
   RestructureSpec restructure;
   int64_t aggregators = 0;  // 0 = one per rank; never more than ranks or files per timestep
-  bool overwrite = false;   // replace a dataset already at the path (its .idx is removed first)
-  bool sync = false;        // fsync every block file before the .idx is written, and the .idx:
-                            // a crash then never leaves an .idx whose data was lost (checkpoints)
+  bool overwrite = false;   // replace a dataset already at the path (it stays readable until the commit)
+  bool sync = false;        // fsync every block file and directory before the .idx is written, and the
+                            // .idx: a power cut then never leaves an .idx whose data was lost (checkpoints)
+  bool wait = false;        // wait while another writer holds the dataset's lock (else kLocked)
+  std::function<void(const std::string&)> notify;  // rank 0's notes (waiting for the lock, ...)
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
 };
 
@@ -50,8 +57,8 @@ class ParallelWriter {
   IoStats Write();
 
  private:
-  void PrepareDestination() const;                 // rank 0: replace or create the destination
-  std::vector<int64_t> RegisteredTimesteps() const;  // collective: the union over ranks
+  // Collective: the (time, field) parts any rank registered, sorted (the union over ranks).
+  std::vector<std::pair<int64_t, int>> RegisteredParts() const;
 
   struct Registered {
     int64_t time;

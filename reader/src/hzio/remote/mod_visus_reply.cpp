@@ -83,7 +83,8 @@ void CheckArrayPart(const HttpResponse& part, const DType& dtype, const Point& n
 void DecodeArrayPart(const HttpResponse& part, const DType& dtype, const Point& nsamples, uint8_t* out,
                      size_t out_size, const std::string& what) {
   CheckArrayPart(part, dtype, nsamples, what);
-  Decode(WireCodec(part), reinterpret_cast<const uint8_t*>(part.body.data()), part.body.size(), out, out_size, what);
+  Decode(CodecSpec::ForBlock(WireCodec(part), ""), reinterpret_cast<const uint8_t*>(part.body.data()),
+         part.body.size(), SampleShape{dtype, nsamples}, out, out_size, what);
 }
 
 }  // namespace hzio::internal_remote

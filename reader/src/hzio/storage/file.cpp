@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "hzio/util/crash_point.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
@@ -104,6 +105,7 @@ uint64_t WriteFile::size() const {
 }
 
 void WriteFile::WriteAt(uint64_t offset, const uint8_t* data, uint64_t n) {
+  CrashPoint("write " + path_);
   uint64_t done = 0;
   while (done < n) {
     ssize_t w = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(offset + done));

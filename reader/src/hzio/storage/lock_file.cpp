@@ -1,0 +1,99 @@
+#include "hzio/storage/lock_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+#include <ctime>
+
+#include "hzio/storage/durable_file.h"
+#include "hzio/util/error.h"
+#include "hzio/util/strings.h"
+
+namespace hzio {
+
+namespace {
+
+// Whether the lock was taken; false with errno set otherwise (EAGAIN/EACCES: someone holds it).
+bool SetLock(int fd, short type, bool wait) {
+  struct flock fl {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;  // the whole file (l_start = l_len = 0); l_pid must be 0 for OFD locks
+  for (;;) {
+    if (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
+// What the holder wrote into the lock file, as "pid N on host H (started at T)".
+std::string Holder(int fd) {
+  char buffer[512];
+  const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+  std::string pid, host, started;
+  if (n > 0) {
+    for (const std::string& line : Split(std::string_view(buffer, static_cast<size_t>(n)), '\n')) {
+      const size_t space = line.find(' ');
+      if (space == std::string::npos) continue;
+      const std::string key = line.substr(0, space), value = Trim(line.substr(space + 1));
+      if (key == "pid") pid = value;
+      else if (key == "host") host = value;
+      else if (key == "started") started = value;
+    }
+  }
+  if (pid.empty()) return "another process (which has not recorded itself yet)";
+  std::string s = "pid " + pid;
+  if (!host.empty()) s += " on host " + host;
+  if (!started.empty()) s += " (started at " + started + ")";
+  return s;
+}
+
+std::string Identity() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char when[64] = {0};
+  std::tm tm {};
+  ::localtime_r(&now, &tm);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tm);
+  return "pid " + std::to_string(::getpid()) + "\nhost " + host + "\nstarted " + when + "\n";
+}
+
+}  // namespace
+
+std::string LockPathFor(const std::string& idx_path) { return idx_path + ".lock"; }
+
+std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const std::string& what,
+                                            const LockOptions& options) {
+  MakeDirectories(ParentDirectory(lock_path));
+  ScopedFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) throw OsError(lock_path, "cannot open the dataset's lock file");
+  if (!SetLock(fd.get(), F_WRLCK, false)) {
+    if (errno != EAGAIN && errno != EACCES) throw OsError(lock_path, "cannot lock");
+    // The holder records itself just after taking the lock: give it a moment to do so.
+    std::string holder = Holder(fd.get());
+    for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(4));
+      holder = Holder(fd.get());
+    }
+    if (!options.wait)
+      throw Error(ErrorCode::kLocked, what + " is being written by " + holder + "; use --wait to wait for it");
+    if (options.on_wait) options.on_wait(what + " is being written by " + holder + "; waiting for it to finish");
+    if (!SetLock(fd.get(), F_WRLCK, true)) throw OsError(lock_path, "cannot lock");
+  }
+  const std::string me = Identity();
+  // Written over the old content, then cut to length: the file is never seen empty meanwhile.
+  if (::pwrite(fd.get(), me.data(), me.size(), 0) != static_cast<ssize_t>(me.size()) ||
+      ::ftruncate(fd.get(), static_cast<off_t>(me.size())) != 0)
+    throw OsError(lock_path, "cannot record the lock holder");
+  return std::unique_ptr<LockFile>(new LockFile(lock_path, fd.Release()));
+}
+
+LockFile::~LockFile() {
+  // Forget the holder before the lock goes (the kernel drops an OFD lock with its last fd).
+  (void)!::ftruncate(fd_, 0);
+  ::close(fd_);
+}
+
+}  // namespace hzio

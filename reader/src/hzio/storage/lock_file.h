@@ -1,0 +1,44 @@
+/// The writer's lock of a dataset (design: one writer at a time, readers never lock): an advisory
+/// open-file-description lock (fcntl F_OFD_SETLK) on `<name>.idx.lock` beside the `.idx`, held for
+/// the whole write transaction and released by the kernel when the holder exits, however it exits
+/// (so a crash never leaves a stale lock on a local file system). The file holds the holder's PID,
+/// host and start time for the message another writer gets. The file itself stays (removing it
+/// would let two writers lock two different files of the same name).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace hzio {
+
+struct LockOptions {
+  /// Wait for the holder to finish instead of failing with kLocked.
+  bool wait = false;
+  /// Called once, before waiting, with a sentence naming the holder (for a "waiting..." note).
+  std::function<void(const std::string&)> on_wait;
+};
+
+class LockFile {
+ public:
+  /// Locks `lock_path` (created if missing) on behalf of a write to `what` (the dataset, for
+  /// messages). Throws kLocked "WHAT is being written by pid N on host H (started at T); use
+  /// --wait to wait" when another writer holds it and !wait, kIo when the file cannot be created.
+  static std::unique_ptr<LockFile> Acquire(const std::string& lock_path, const std::string& what,
+                                           const LockOptions& options = {});
+  ~LockFile();  // releases
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  LockFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_;
+};
+
+/// `<idx_path>.lock`.
+std::string LockPathFor(const std::string& idx_path);
+
+}  // namespace hzio
