@@ -112,8 +112,8 @@ std::string MinioServer::Binary() {
   if (const char* v = std::getenv("HZIO_MINIO_BIN"); v && *v) return v;
   const std::string tools = std::string(HZIO_SOURCE_DIR) + "/.tools/bin/minio";
   if (fs::exists(tools)) return tools;
-  for (const std::string& dir : {"/usr/local/bin", "/usr/bin"})
-    if (fs::exists(dir + "/minio")) return dir + "/minio";
+  for (const char* dir : {"/usr/local/bin", "/usr/bin"})
+    if (fs::exists(std::string(dir) + "/minio")) return std::string(dir) + "/minio";
   throw std::runtime_error("MinIO (the S3 server of the tests) is not installed: run scripts/setup-deps.sh, "
                            "which builds it into " + tools + " (or set HZIO_MINIO_BIN)");
 }

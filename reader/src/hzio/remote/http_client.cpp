@@ -123,6 +123,11 @@ HttpClient::Options HttpClient::Options::FromEnvironment() {
   return o;
 }
 
+std::string HttpClient::DefaultCaFile() {
+  const char* env = std::getenv("HZIO_CA_FILE");
+  return env ? env : "";
+}
+
 // A multi handle (whose connection cache keeps connections open between calls) and the easy
 // handles it has used.
 struct HttpClient::Agent {
@@ -236,6 +241,7 @@ void HttpClient::PerformMany(std::span<const HttpRequest> requests, const OnResp
     curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
     curl_easy_setopt(h, CURLOPT_PRIVATE, t.get());
+    if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
     const std::string& method = t->request.method;
     if (method == "GET") {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);

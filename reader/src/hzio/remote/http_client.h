@@ -9,7 +9,7 @@
 ///
 /// Limits come from Options; HZIO_HTTP_CONNECT_TIMEOUT_MS, HZIO_HTTP_STALL_TIMEOUT_MS,
 /// HZIO_HTTP_TIMEOUT_MS, HZIO_HTTP_ATTEMPTS and HZIO_HTTP_IN_FLIGHT override the defaults
-/// (Options::FromEnvironment).
+/// (Options::FromEnvironment); HZIO_CA_FILE names the CAs of a self-signed https server.
 #pragma once
 
 #include <atomic>
@@ -55,10 +55,15 @@ class HttpClient {
     int max_in_flight = 64;             // requests at once per PerformMany call
     size_t max_body_bytes = size_t{4} << 30;
     int max_idle_agents = 8;            // multi handles (with their connections) kept between calls
+    /// PEM file of the CAs that may sign an https server's certificate (a self-signed deployment);
+    /// "" = the system's store. Defaults to the HZIO_CA_FILE environment variable.
+    std::string ca_file = DefaultCaFile();
 
     /// The defaults, overridden by the HZIO_HTTP_* environment variables named above.
     static Options FromEnvironment();
   };
+  /// $HZIO_CA_FILE, or "".
+  static std::string DefaultCaFile();
 
   /// Called before every attempt of a request, on the calling thread: signs it (a fresh date for
   /// each retry) or adds headers. It edits a copy; the caller's request is never changed.
