@@ -136,7 +136,17 @@ class Minio:
         return done
 
     def make_bucket(self, bucket: str) -> None:
-        self.aws("s3", "mb", f"s3://{bucket}")
+        # On a loaded machine MinIO answers its readiness probe before its object layer is up and
+        # refuses S3 requests meanwhile (503 XMinioServerNotInitialized): wait for it, bounded.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.aws("s3", "mb", f"s3://{bucket}")
+                return
+            except AssertionError as e:
+                if "XMinioServerNotInitialized" not in str(e) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.2)
 
     def sync(self, folder, url: str) -> None:
         """`aws s3 sync FOLDER URL`: the upload step of OpenVisus's copyDatasetToCloud."""

@@ -150,8 +150,14 @@ std::string MinioServer::DatasetUrl(const std::string& bucket, const std::string
 
 void MinioServer::CreateBucket(const std::string& bucket) {
   auto store = Store(endpoint(), bucket);
-  const auto r = store->Put("", std::make_shared<const std::string>());
-  if (r.status != 200) throw store->ResponseError("", r);
+  // A loaded machine: MinIO answers its readiness probe before its object layer is up and refuses
+  // S3 requests meanwhile (503 XMinioServerNotInitialized); wait for it, bounded.
+  for (int i = 0;; ++i) {
+    const auto r = store->Put("", std::make_shared<const std::string>());
+    if (r.status == 200) return;
+    if (r.status != 503 || i >= 600) throw store->ResponseError("", r);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 void MinioServer::Put(const std::string& bucket, const std::string& key, const std::string& bytes) {

@@ -11,6 +11,8 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "hzio/access/dataset.h"
 #include "hzio/remote/http_client.h"
@@ -84,14 +86,20 @@ class RemoteFaults : public ::testing::Test {
     ::setenv("HZIO_HTTP_CONNECT_TIMEOUT_MS", "2000", 1);
     ::setenv("HZIO_HTTP_STALL_TIMEOUT_MS", "1000", 1);
     ::setenv("HZIO_HTTP_ATTEMPTS", "3", 1);
-    minio_ = new MinioServer();
-    minio_->CreateBucket("golden");
-    minio_->UploadFolder(testing::GoldenPath("rgb_hz_raw"), "golden", "rgb");
+    // An exception here would make gtest report every test as skipped: keep it, fail each test.
+    try {
+      minio_ = new MinioServer();
+      minio_->CreateBucket("golden");
+      minio_->UploadFolder(testing::GoldenPath("rgb_hz_raw"), "golden", "rgb");
+    } catch (const std::exception& e) {
+      setup_error_ = e.what();
+    }
   }
   static void TearDownTestSuite() {
     delete minio_;
     minio_ = nullptr;
   }
+  void SetUp() override { ASSERT_TRUE(setup_error_.empty()) << "MinIO setup failed: " << setup_error_; }
   static std::string Url(const std::string& endpoint, const std::string& prefix = "rgb") {
     return endpoint + "/golden/" + prefix + "/visus.idx?access_key=" + MinioServer::kAccessKey +
            "&secret_key=" + MinioServer::kSecretKey;
@@ -110,8 +118,10 @@ class RemoteFaults : public ::testing::Test {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   static MinioServer* minio_;
+  static std::string setup_error_;
 };
 MinioServer* RemoteFaults::minio_ = nullptr;
+std::string RemoteFaults::setup_error_;
 
 TEST_F(RemoteFaults, TheStoreReadsCleanThroughTheProxy) {
   FaultProxy proxy(minio_->endpoint(), [](const ScriptedRequest&) { return std::nullopt; });
