@@ -12,6 +12,7 @@ AREAS = [
     ("mpi", "Parallel write and read vs file-per-process, MPI-IO, HDF5, PnetCDF (issues 4, 5)"),
     ("web", "Browser viewer: bytes and time per view (issue 6)"),
     ("viewer", "Desktop viewer: bytes and PSNR per view (issue 7)"),
+    ("remote", "Remote reads from S3 vs OpenVisus's S3 reader, disk cache (issue 16)"),
 ]
 
 HEADER = """# hzio benchmark results

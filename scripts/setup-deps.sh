@@ -31,7 +31,7 @@ export DEBIAN_FRONTEND=noninteractive
 RUN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   python3 python3-venv python3-pip
-  zlib1g-dev liblz4-dev libdeflate-dev libboost-dev nlohmann-json3-dev libcurl4-openssl-dev
+  zlib1g-dev liblz4-dev libdeflate-dev libboost-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev
   libpng-dev libjpeg62-turbo-dev libzfp-dev   # png/jpg/zfp block codecs (idx-format.md §5)
   libgtest-dev googletest
   libopenmpi-dev openmpi-bin
@@ -51,6 +51,7 @@ EXTRA_PACKAGES=()
 EXTRA_PACKAGES+=(libvtk9-dev libvtk9-qt-dev qtbase5-dev xvfb xauth)   # viewer: Qt5 + VTK 9.1
 EXTRA_PACKAGES+=(libssl-dev openssl curl nginx)   # server: TLS (Beast over OpenSSL), test CAs, two instances behind nginx
 EXTRA_PACKAGES+=(gfortran)   # capi: the Fortran module `hzio` and examples (mpi_f08 comes with libopenmpi-dev)
+EXTRA_PACKAGES+=(nginx)      # s3: the static web server (Range requests) of the remote-dataset tests
 # --- end of packages added by other components ---
 
 # The Python packages of <repo>/.venv (interop tests, demo data).
@@ -61,6 +62,15 @@ PIP_REQUIREMENTS+=(prometheus-client)  # server: /metrics parsed by the real Pro
 PIP_REQUIREMENTS+=(scikit-build-core==1.1.2 nanobind==3.1.0 build==1.6.1
                    xarray==2026.9.0 matplotlib==3.11.2 nbclient==0.11.0 nbformat==5.11.1
                    ipykernel==7.4.0)
+# s3: OpenVisus's copyDatasetToCloud uploads with boto3 and `aws s3 sync` (the remote-dataset
+# tests lay datasets out in the S3 server exactly as it does).
+PIP_REQUIREMENTS+=(boto3==1.44.5 awscli==1.46.3)
+
+# MinIO, the S3-compatible server (it checks SigV4 signatures) that the remote-dataset tests
+# start on loopback: built from the Go module proxy at a pinned version into <repo>/.tools/bin
+# (ignored by git). About 7 CPU-minutes and 1.2 GiB of Go module cache the first time.
+MINIO_MODULE=github.com/minio/minio
+MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
 
 log() { echo "[setup-deps] $*"; }
 
@@ -167,4 +177,25 @@ install_web_packages() {
   (cd "$REPO/web" && npm ci --no-audit --no-fund </dev/null) || { echo "setup-deps.sh: npm ci in web/ failed" >&2; return 1; }
 }
 install_web_packages
+
+install_minio() {
+  [[ "$PROFILE" == full ]] || return 0
+  local bin="$REPO/.tools/bin/minio" go
+  go="$(command -v go || true)"
+  [[ -n "$go" || ! -x /usr/local/go/bin/go ]] || go=/usr/local/go/bin/go
+  if [[ -x "$bin" && -n "$go" ]] &&
+     "$go" version -m "$bin" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+$MINIO_MODULE[[:space:]]+$MINIO_VERSION"; then
+    log "minio: $bin is $MINIO_VERSION"
+    return 0
+  fi
+  if [[ -z "$go" ]]; then
+    echo "setup-deps.sh: building MinIO needs Go >= 1.24 (go on PATH or /usr/local/go)" >&2
+    return 1
+  fi
+  log "minio: building $MINIO_MODULE@$MINIO_VERSION with $("$go" version) (several minutes, once)"
+  mkdir -p "$REPO/.tools/bin"
+  GOBIN="$REPO/.tools/bin" GOFLAGS=-mod=mod "$go" install "$MINIO_MODULE@$MINIO_VERSION" </dev/null ||
+    { echo "setup-deps.sh: building MinIO failed" >&2; return 1; }
+}
+install_minio
 log "done (profile $PROFILE)"

@@ -30,6 +30,9 @@ if [[ $(id -u) -eq 0 ]]; then
 fi
 export OMPI_MCA_osc="${OMPI_MCA_osc:-^ucx}"
 
+# Remote datasets read by the tests keep their blocks here, not in the user's ~/.cache/hzio.
+export HZIO_CACHE_DIR="${HZIO_CACHE_DIR:-$BUILD/test-cache}"
+
 step "dependencies"
 bash "$REPO/scripts/setup-deps.sh" </dev/null || die "scripts/setup-deps.sh failed"
 

@@ -44,17 +44,23 @@ class Field:
 
 
 def open(path_or_url: str | os.PathLike, *, threads: int = 0,  # noqa: A001 - hzio.open, like io.open
-         max_query_bytes: int | None = None) -> "Dataset":
+         max_query_bytes: int | None = None, cache_dir: str | os.PathLike | None = None) -> "Dataset":
     """Opens a dataset for reading (and writing, when it is a local ``.idx``).
 
-    ``path_or_url``: a ``.idx`` file, or ``http(s)://HOST:PORT/mod_visus?dataset=NAME`` (an hzio
-    or OpenVisus server). ``threads``: decode threads (0: all cores). ``max_query_bytes``: reads
-    whose result would be larger raise :class:`hzio.TooLargeError` (default 16 GiB).
+    ``path_or_url``: a ``.idx`` file, ``http(s)://HOST:PORT/mod_visus?dataset=NAME`` (an hzio
+    or OpenVisus server), ``http(s)://HOST/PATH/visus.idx`` (a web server), ``s3://BUCKET/KEY/
+    visus.idx`` (credentials and endpoint as the AWS tools find them) or OpenVisus's
+    ``https://HOST/BUCKET/KEY/visus.idx?endpoint_url=...&access_key=...&secret_key=...``.
+    ``threads``: decode threads (0: all cores). ``max_query_bytes``: reads whose result would be
+    larger raise :class:`hzio.TooLargeError` (default 16 GiB). ``cache_dir``: the disk cache of
+    remote blocks, shared by processes (default ``HZIO_CACHE_DIR``, else ``~/.cache/hzio``;
+    ``""``: none), like OpenVisus's ``load_dataset(url, cache_dir=...)``.
 
     Raises :class:`hzio.NotFoundError` for a missing file, :class:`hzio.InvalidArgumentError` or
     :class:`hzio.CorruptError` for a bad header, :class:`hzio.UnavailableError` for a server that
     cannot be reached."""
-    return Dataset(os.fspath(path_or_url), threads=threads, max_query_bytes=max_query_bytes)
+    return Dataset(os.fspath(path_or_url), threads=threads, max_query_bytes=max_query_bytes,
+                   cache_dir=None if cache_dir is None else os.fspath(cache_dir))
 
 
 class Dataset:
@@ -64,9 +70,10 @@ class Dataset:
     Reads return numpy arrays shaped as OpenVisus's ``db.read`` returns them: ``(nz, ny, nx)``
     in 3-D, ``(ny, nx)`` in 2-D, and a trailing axis for the components of vector fields."""
 
-    def __init__(self, source: str, *, threads: int = 0, max_query_bytes: int | None = None):
-        self._open_args = (source, threads, max_query_bytes)
-        self._core = _hzio.open(source, threads, max_query_bytes)
+    def __init__(self, source: str, *, threads: int = 0, max_query_bytes: int | None = None,
+                 cache_dir: str | None = None):
+        self._open_args = (source, threads, max_query_bytes, cache_dir)
+        self._core = _hzio.open(source, threads, max_query_bytes, cache_dir)
         self._load_header()
 
     def _load_header(self) -> None:

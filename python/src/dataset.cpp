@@ -68,15 +68,18 @@ nb::class_<Dataset> BindDataset(nb::module_& m) {
 
   m.def(
       "open",
-      [](const std::string& path_or_url, int threads, std::optional<int64_t> max_query_bytes) {
+      [](const std::string& path_or_url, int threads, std::optional<int64_t> max_query_bytes,
+         std::optional<std::string> cache_dir) {
         OpenOptions options;
         options.threads = threads;
         if (max_query_bytes) options.max_query_bytes = *max_query_bytes;
+        options.cache_dir = cache_dir;
         nb::gil_scoped_release unlocked;  // a remote open waits on the network
         return OpenDataset(path_or_url, options);
       },
       nb::arg("path_or_url"), nb::arg("threads") = 0, nb::arg("max_query_bytes") = nb::none(),
-      "Opens a .idx path or an http(s)://.../mod_visus?dataset=NAME URL (hzio::OpenDataset).");
+      nb::arg("cache_dir") = nb::none(),
+      "Opens a .idx path or a URL: a server, a web server, S3 (hzio::OpenDataset).");
   return dataset;
 }
 

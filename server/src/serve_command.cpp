@@ -20,6 +20,9 @@ OpenOptions DatasetOpenOptions(const ServerOptions& options) {
   OpenOptions open;
   open.threads = 1;  // requests run in parallel on the worker pool; one decoder each
   open.max_query_bytes = options.max_query_bytes;
+  open.cache_dir = options.cache_dir;  // remote datasets: the disk cache below the server's own
+  open.cache_max_bytes = options.cache_max_bytes;
+  open.memory_cache = false;  // the server keeps decoded blocks in its own cache
   return open;
 }
 

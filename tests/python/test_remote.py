@@ -65,3 +65,29 @@ def test_remote_errors(pair, server):
         port = s.getsockname()[1]
     with pytest.raises(hzio.UnavailableError, match=f"127.0.0.1:{port}"):
         hzio.open(f"http://127.0.0.1:{port}/mod_visus?dataset=x")
+
+
+def test_a_dataset_on_a_web_server_with_a_disk_cache(small3d, tmp_path):
+    """hzio.open of a plain web server's .idx (nginx, Range requests), blocks kept in cache_dir."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "remote"))
+    from remote_harness import Nginx
+    idx = Path(small3d[0])
+    nginx = Nginx(idx.parent, tmp_path / "nginx")
+    try:
+        url = nginx.url(idx.name)
+        cache = tmp_path / "cache"
+        remote, local = hzio.open(url, cache_dir=cache), hzio.open(idx)
+        assert remote.source == url
+        assert_same(remote.read("a", 1), local.read("a", 1), "full resolution")
+        assert_same(remote.read("rgb", 2, level=14), local.read("rgb", 2, level=14), "level 14")
+        assert any(f.is_file() for f in cache.rglob("*")), "nothing was cached"
+        nginx.stop()
+        # The server is gone: what the cache holds still answers, the rest says so.
+        offline = hzio.open(url, cache_dir=cache)
+        assert_same(offline.read("a", 1), local.read("a", 1), "from the disk cache")
+        with pytest.raises(hzio.UnavailableError, match="were in the disk cache"):
+            offline.read("a", 0)
+    finally:
+        nginx.stop()

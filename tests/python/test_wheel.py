@@ -14,7 +14,7 @@ import pytest
 import hzio
 
 # What the extension may load from the system (python/README.md lists the Debian packages).
-SYSTEM_LIBRARIES = {"libdeflate.so.0", "liblz4.so.1", "libcurl.so.4", "libpng16.so.16", "libjpeg.so.62", "libzfp.so.1",
+SYSTEM_LIBRARIES = {"libdeflate.so.0", "liblz4.so.1", "libcurl.so.4", "libcrypto.so.3", "libpng16.so.16", "libjpeg.so.62", "libzfp.so.1",
                     "libstdc++.so.6", "libm.so.6",
                     "libgcc_s.so.1", "libc.so.6", "ld-linux-x86-64.so.2"}
 

@@ -81,21 +81,28 @@ def du(root: Path):
 
 
 def kill_group(proc: subprocess.Popen):
-    """SIGKILL to a process started with start_new_session=True and everything it started."""
+    """SIGKILL to a process started with start_new_session=True and everything it started, then
+    waits until all of them have exited (their locks and files closed) before anyone looks at what
+    they left. Open MPI puts each rank in a process group of its own, inside mpiexec's session: a
+    killpg of mpiexec's group misses them, so every member of the session is killed."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
-    # MPI ranks are mpiexec's children, not ours: wait until every one has exited (its locks and
-    # files closed) before anyone looks at what they left. Zombies have already exited.
     deadline = time.monotonic() + 60
-    while _living_members(proc.pid):
+    while True:
+        living = _living_session_members(proc.pid)
+        if not living:
+            break
         if time.monotonic() > deadline:
-            raise AssertionError(f"processes of group {proc.pid} survive SIGKILL: {_living_members(proc.pid)}")
+            raise AssertionError(f"processes of session {proc.pid} survive SIGKILL: {living}")
+        for pid in living:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         time.sleep(0.02)
+    proc.wait(timeout=60)
 
 
-def _living_members(pgid: int) -> list:
-    """PIDs of the process group's members that have not exited (not zombies), from /proc."""
+def _living_session_members(sid: int) -> list:
+    """PIDs of the session's members that have not exited (zombies have), from /proc."""
     living = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -105,8 +112,8 @@ def _living_members(pgid: int) -> list:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        state, group = fields[0], int(fields[2])
-        if group == pgid and state not in ("Z", "X"):
+        state, session = fields[0], int(fields[3])
+        if session == sid and state not in ("Z", "X"):
             living.append(int(entry))
     return living
 

@@ -85,5 +85,33 @@ TEST(ServerOptions, ConfigFile) {
   fs::remove_all(dir);
 }
 
+TEST(ServerOptions, DatasetsByUrlMakeAGateway) {
+  ServerOptions o = Parse({"s3://lab/run7/visus.idx", "osn=https://osn.example/bkt/a/visus.idx?endpoint_url=x",
+                           "http://h:8080/mod_visus?dataset=far", "https://data.example.org/nasa/llc.idx",
+                           "--cache-dir", "/tmp/gw", "--cache-size", "20g"});
+  ASSERT_EQ(o.datasets.size(), 4u);
+  EXPECT_EQ(o.datasets[0].name, "run7");  // the folder of a visus.idx, as for paths
+  EXPECT_EQ(o.datasets[0].path, "s3://lab/run7/visus.idx");  // a URL is never made a path
+  EXPECT_EQ(o.datasets[1].name, "osn");
+  EXPECT_EQ(o.datasets[1].path, "https://osn.example/bkt/a/visus.idx?endpoint_url=x");
+  EXPECT_EQ(o.datasets[2].name, "far");
+  EXPECT_EQ(o.datasets[3].name, "llc");
+  EXPECT_EQ(o.cache_dir, "/tmp/gw");
+  EXPECT_EQ(o.cache_max_bytes, int64_t{20} << 30);
+  EXPECT_EQ(Parse({"--no-cache"}).cache_dir, "");
+  EXPECT_FALSE(Parse({}).cache_dir.has_value());
+
+  hzio::testing::TempDir dir;
+  std::ofstream(dir.File("gw.json")) << R"({"datasets":[{"name":"a","path":"s3://lab/a/visus.idx"}],)"
+                                     << R"("cache_dir":"cache","cache_size":"512m"})";
+  o = Parse({"--config", dir.File("gw.json")});
+  ASSERT_EQ(o.datasets.size(), 1u);
+  EXPECT_EQ(o.datasets[0].path, "s3://lab/a/visus.idx");
+  EXPECT_EQ(o.cache_dir, dir.File("cache"));  // relative to the file, as paths are
+  EXPECT_EQ(o.cache_max_bytes, int64_t{512} << 20);
+  std::ofstream(dir.File("bad.json")) << R"({"cache_size":"lots"})";
+  EXPECT_HZIO_ERROR(Parse({"--config", dir.File("bad.json")}), ErrorCode::kInvalidArgument, "cache_size", "not a size");
+}
+
 }  // namespace
 }  // namespace hzio::server

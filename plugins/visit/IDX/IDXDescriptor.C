@@ -48,5 +48,5 @@ std::string ResolveIdxSource(const std::string &filename)
     }
     throw hzio::Error(hzio::ErrorCode::kInvalidArgument,
                       filename + ": the .idxurl descriptor holds no URL (expected a line such as "
-                                 "http://127.0.0.1:8080/mod_visus?dataset=NAME)");
+                                 "http://127.0.0.1:8080/mod_visus?dataset=NAME or s3://BUCKET/KEY/visus.idx)");
 }

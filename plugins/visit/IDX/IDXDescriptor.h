@@ -1,9 +1,12 @@
 // What a file handed to the IDX plugin names: an .idx path, or an .idxurl descriptor holding the
-// URL of a dataset on an hzio or OpenVisus server (design.md §3: http://HOST:PORT/mod_visus?
-// dataset=NAME). VisIt only opens files, so a remote dataset is reached through a small local file.
+// URL of a remote dataset (design.md §3): on an hzio or OpenVisus server
+// (http://HOST:PORT/mod_visus?dataset=NAME), on a web server (https://HOST/PATH/visus.idx) or in
+// an S3 bucket (s3://BUCKET/KEY/visus.idx, or OpenVisus's https://HOST/BUCKET/KEY/visus.idx?
+// endpoint_url=...). VisIt only opens files, so a remote dataset is reached through a small local
+// file; its blocks are cached on disk like every remote read (HZIO_CACHE_DIR).
 //
 // Descriptor format: the first line that is neither empty nor a '#' comment, trimmed, is the URL
-// (http:// or https://) or a path to an .idx (relative to the descriptor's folder).
+// or a path to an .idx (relative to the descriptor's folder).
 #ifndef IDX_DESCRIPTOR_H
 #define IDX_DESCRIPTOR_H
 #include <string>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "args.h"
+#include "hzio/access/dataset.h"
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/storage/file.h"
@@ -66,6 +67,14 @@ void PrintNote(const std::string& message);
 void AddWriteOptions(Args& args);
 /// The transaction options those give (notes go to stderr).
 TransactionOptions ReadWriteOptions(const Args& args);
+
+/// The help lines of the dataset URL forms and of the cache options, for the commands' usage texts.
+extern const char kDatasetHelp[];
+extern const char kCacheHelp[];
+/// Declares --cache-dir DIR, --cache-size SIZE and --no-cache (the disk cache of remote blocks).
+void AddCacheOptions(Args& args);
+/// Applies them to `options` (not given: HZIO_CACHE_DIR / HZIO_CACHE_SIZE, else ~/.cache/hzio, 10 GiB).
+void ReadCacheOptions(const Args& args, OpenOptions& options);
 
 /// Reads and validates the header of an existing local .idx.
 IdxHeader ReadLocalHeader(const std::string& idx_path);

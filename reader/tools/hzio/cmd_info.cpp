@@ -15,9 +15,9 @@ namespace hzio::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: hzio info DATASET [--json]\n"
+    "usage: hzio info DATASET [--json] [--cache-dir DIR | --no-cache]\n"
     "\n"
-    "Describes a dataset (.idx path or http://HOST:PORT/mod_visus?dataset=NAME): dims, logic and\n"
+    "Describes a dataset (a .idx path or URL, below): dims, logic and\n"
     "physic box, bitmask, maxh, blocks and files, fields (dtype, compression, layout), timesteps,\n"
     "and the grid every level returns for the whole box (what `hzio read --level H` gives).\n"
     "\n"
@@ -231,10 +231,13 @@ void PrintText(const Dataset& dataset) {
 }  // namespace
 
 int RunInfo(int argc, char** argv) {
-  Args args("info", kUsage);
+  Args args("info", std::string(kUsage) + kCacheHelp + "\n" + kDatasetHelp);
   args.Flag("--json");
+  AddCacheOptions(args);
   if (!args.Parse(argc, argv, 1, 1, "DATASET")) return 0;
-  std::shared_ptr<Dataset> dataset = OpenDataset(args.positionals()[0]);
+  OpenOptions options;
+  ReadCacheOptions(args, options);
+  std::shared_ptr<Dataset> dataset = OpenDataset(args.positionals()[0], options);
   if (args.Has("--json")) PrintJson(*dataset);
   else PrintText(*dataset);
   return 0;

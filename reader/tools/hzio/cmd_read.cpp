@@ -25,9 +25,9 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hzio read DATASET [--field NAME] [--time T] [--box x0:x1,y0:y1[,z0:z1]] [--level H]\n"
-    "                 -o OUT.npy|OUT.raw|- [--npy] [--threads N]\n"
+    "                 -o OUT.npy|OUT.raw|- [--npy] [--threads N] [--cache-dir DIR | --no-cache]\n"
     "\n"
-    "Reads samples of a dataset (.idx path or http://HOST:PORT/mod_visus?dataset=NAME).\n"
+    "Reads samples of a dataset (a .idx path or URL, below).\n"
     "\n"
     "  --field NAME   field to read (default: the first)\n"
     "  --time T       timestep (default: the dataset's first)\n"
@@ -77,8 +77,9 @@ void ReadInto(Dataset& dataset, const Dataset::Resolved& resolved, bool npy, int
 }  // namespace
 
 int RunRead(int argc, char** argv) {
-  Args args("read", kUsage);
+  Args args("read", std::string(kUsage) + kCacheHelp + "\n" + kDatasetHelp);
   args.Option("--field").Option("--time").Option("--box").Option("--level").Option("--output", "-o").Option("--threads").Option("--slab-mb");
+  AddCacheOptions(args);
   args.Flag("--npy");
   if (!args.Parse(argc, argv, 1, 1, "DATASET")) return 0;
   const std::optional<std::string> out = args.Get("--output");
@@ -102,6 +103,7 @@ int RunRead(int argc, char** argv) {
   options.threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
   // The result is read and written in slabs (memory: two slabs), so its size has no limit here.
   options.max_query_bytes = std::numeric_limits<int64_t>::max();
+  ReadCacheOptions(args, options);
   const std::string source = args.positionals()[0];
   const bool npy = args.Has("--npy") || (out->size() >= 4 && ToLower(out->substr(out->size() - 4)) == ".npy");
 

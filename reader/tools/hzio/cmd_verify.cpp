@@ -21,7 +21,7 @@ namespace hzio::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: hzio verify DATASET [--threads N] [--repair [--wait]]\n"
+    "usage: hzio verify DATASET [--threads N] [--repair [--wait]] [--cache-dir DIR | --no-cache]\n"
     "       hzio gc DATASET [--wait]            (the same as verify --repair)\n"
     "\n"
     "Reads and decodes every block of every field and timestep whose samples fall inside the\n"
@@ -126,8 +126,9 @@ void Repair(const std::string& path, const Args& args) {
 }
 
 int Verify(int argc, char** argv, bool always_repair) {
-  Args args(always_repair ? "gc" : "verify", kUsage);
+  Args args(always_repair ? "gc" : "verify", std::string(kUsage) + kCacheHelp + "\n" + kDatasetHelp);
   args.Option("--threads").Flag("--wait");
+  AddCacheOptions(args);
   if (!always_repair) args.Flag("--repair");
   if (!args.Parse(argc, argv, 1, 1, "DATASET")) return 0;
   int threads = static_cast<int>(args.GetInt("--threads", 0, 1024).value_or(0));
@@ -140,6 +141,7 @@ int Verify(int argc, char** argv, bool always_repair) {
 
   OpenOptions options;
   options.threads = 1;  // parallelism comes from verifying several blocks at once
+  ReadCacheOptions(args, options);
   std::shared_ptr<Dataset> dataset = OpenDataset(path, options);
   const IdxHeader& header = dataset->header();
   const BlockLayout& layout = dataset->layout();

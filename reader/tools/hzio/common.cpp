@@ -155,6 +155,37 @@ TransactionOptions ReadWriteOptions(const Args& args) {
   return t;
 }
 
+const char kDatasetHelp[] =
+    "DATASET is a .idx path or a URL: http(s)://HOST:PORT/mod_visus?dataset=NAME (an hzio or OpenVisus\n"
+    "server), http(s)://HOST/PATH/visus.idx (a web server), s3://BUCKET/KEY/visus.idx (credentials and\n"
+    "endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL, AWS_REGION, AWS_PROFILE\n"
+    "or ~/.aws), or http(s)://HOST/BUCKET/KEY/visus.idx?endpoint_url=...&access_key=...&secret_key=...\n";
+
+const char kCacheHelp[] =
+    "  --cache-dir DIR  disk cache of remote blocks, shared by processes (default: HZIO_CACHE_DIR,\n"
+    "                 else ~/.cache/hzio)\n"
+    "  --cache-size S   its size limit, e.g. 20g (default: HZIO_CACHE_SIZE, else 10g)\n"
+    "  --no-cache     read remote datasets without the disk cache\n";
+
+void AddCacheOptions(Args& args) { args.Option("--cache-dir").Option("--cache-size").Flag("--no-cache"); }
+
+void ReadCacheOptions(const Args& args, OpenOptions& options) {
+  if (args.Has("--no-cache") && args.Has("--cache-dir"))
+    throw args.Usage("options '--no-cache' and '--cache-dir' exclude each other");
+  if (args.Has("--no-cache")) options.cache_dir = "";
+  if (std::optional<std::string> dir = args.Get("--cache-dir")) {
+    if (dir->empty()) throw args.Usage("option '--cache-dir' needs a folder");
+    options.cache_dir = *dir;
+  }
+  if (std::optional<std::string> size = args.Get("--cache-size")) {
+    try {
+      options.cache_max_bytes = ParseByteSize(*size, "option '--cache-size'");
+    } catch (const Error& e) {
+      throw args.Usage(e.what());
+    }
+  }
+}
+
 IdxHeader ReadLocalHeader(const std::string& idx_path) {
   std::ifstream in(idx_path, std::ios::binary);
   Check(static_cast<bool>(in), ErrorCode::kNotFound, "cannot open " + idx_path);

@@ -17,7 +17,7 @@ constexpr char kUsage[] =
     "Multiresolution IDX (OpenVisus-compatible) datasets.\n"
     "\n"
     "commands:\n"
-    "  info DATASET [--json]          describe a dataset (.idx path or mod_visus URL)\n"
+    "  info DATASET [--json]          describe a dataset (.idx path, server, web or s3:// URL)\n"
     "  create OUT.idx --dims ...      create an empty dataset\n"
     "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
     "  read DATASET -o OUT.npy|-      read a box at a resolution into .npy or raw (- = stdout)\n"
@@ -29,7 +29,10 @@ constexpr char kUsage[] =
     "Writes (create, convert, verify --repair) are transactions: a crash leaves the dataset as it\n"
     "was or as the write left it, never a mix. One writer at a time holds DATASET.idx.lock; another\n"
     "fails at once naming it, or waits with --wait. Readers never wait.\n"
-    "https URLs: --ca-file PEM (or HZIO_CA_FILE) names the CAs of a self-signed server.\n";
+    "https URLs: --ca-file PEM (or HZIO_CA_FILE) names the CAs of a self-signed server.\n"
+    "\n"
+    "Remote datasets (web servers, S3) are cached on disk: HZIO_CACHE_DIR (default ~/.cache/hzio),\n"
+    "HZIO_CACHE_SIZE (default 10g), or --cache-dir/--cache-size/--no-cache of each command.\n";
 
 // Error messages become exactly one line.
 std::string OneLine(std::string s) {

@@ -13,6 +13,11 @@ uint32_t NextIndex() {
   return next++;
 }
 
+// A remote dataset (web server, S3, another server: the server is a gateway) has no .idx to stat;
+// its version is what the store says (ETag / Last-Modified, or a hash of the header), checked by
+// the disk cache when it is opened, so two gateways of one bucket agree on it.
+std::string RemoteVersion(const Dataset& dataset) { return "remote:" + dataset.Version(); }
+
 }  // namespace
 
 std::shared_ptr<const ServedDataset> DatasetRegistry::OpenVersion(const DatasetEntry& entry) const {
@@ -20,10 +25,15 @@ std::shared_ptr<const ServedDataset> DatasetRegistry::OpenVersion(const DatasetE
   for (int attempt = 0;; ++attempt) {
     auto s = std::make_shared<ServedDataset>();
     try {
-      s->identity = StatIdentity(entry.path);
-      s->version = DatasetVersion(entry.path, s->identity);
-      s->dataset = OpenDataset(entry.path, open_);
-      if (!(StatIdentity(entry.path) == s->identity) && attempt < 3) continue;
+      if (IsRemoteUrl(entry.path)) {
+        s->dataset = OpenDataset(entry.path, open_);
+        s->version = RemoteVersion(*s->dataset);
+      } else {
+        s->identity = StatIdentity(entry.path);
+        s->version = DatasetVersion(entry.path, s->identity);
+        s->dataset = OpenDataset(entry.path, open_);
+        if (!(StatIdentity(entry.path) == s->identity) && attempt < 3) continue;
+      }
     } catch (const Error& err) {
       throw Error(err.code(), "dataset '" + entry.name + "': " + err.what());
     }
@@ -44,7 +54,11 @@ DatasetRegistry DatasetRegistry::Open(const std::vector<DatasetEntry>& entries, 
     Check(r.by_name_.count(e.name) == 0, ErrorCode::kInvalidArgument, "dataset name '" + e.name + "' is used twice");
     auto slot = std::make_shared<Slot>();
     slot->entry = e;
-    if (previous) {
+    // A remote dataset is not stat'ed per request; a reload (SIGHUP) opens it again, so a gateway
+    // picks up a new version of a store's dataset then (its disk cache revalidates the header).
+    const bool remote = IsRemoteUrl(e.path);
+    slot->watched = !remote;
+    if (previous && !remote) {
       auto it = previous->by_name_.find(e.name);
       if (it != previous->by_name_.end() && previous->slots_[it->second]->entry.path == e.path) {
         const Slot& old = *previous->slots_[it->second];
@@ -69,10 +83,14 @@ void DatasetRegistry::Add(std::string name, std::string group, std::shared_ptr<D
   s->group = group;
   s->path = dataset->source();
   try {
-    s->identity = StatIdentity(s->path);
-    s->version = DatasetVersion(s->path, s->identity);
+    if (IsRemoteUrl(s->path)) {
+      s->version = RemoteVersion(*dataset);
+    } else {
+      s->identity = StatIdentity(s->path);
+      s->version = DatasetVersion(s->path, s->identity);
+    }
   } catch (const Error&) {
-    s->version = "unversioned:" + s->path;  // not a local file (a remote dataset, a test double)
+    s->version = "unversioned:" + s->path;  // not a local file (a test double)
   }
   s->generation = VersionDigest(s->version);
   s->dataset = std::move(dataset);

@@ -62,7 +62,7 @@ class DatasetRegistry {
  private:
   struct Slot {
     DatasetEntry entry;
-    bool watched = true;  // false: added already opened, never reopened
+    bool watched = true;  // false: added already opened, or remote (reopened by a reload only)
     mutable std::mutex mutex;
     mutable std::shared_ptr<const ServedDataset> current;
   };

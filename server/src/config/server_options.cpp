@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "auth/password_hash.h"
+#include "hzio/access/dataset.h"
 #include "hzio/util/error.h"
+#include "hzio/util/percent_encoding.h"
 #include "hzio/util/strings.h"
 
 namespace hzio::server {
@@ -28,6 +30,18 @@ std::string DefaultName(const fs::path& idx) {
 }
 
 bool IsIdx(const fs::path& p) { return p.extension() == ".idx"; }
+
+// The name of a dataset given by URL: a mod_visus URL's dataset=, else as DefaultName of its path.
+std::string DefaultUrlName(const std::string& url) {
+  const size_t query = url.find('?');
+  if (query != std::string::npos)
+    for (const std::string& pair : Split(url.substr(query + 1), '&'))
+      if (StartsWith(pair, "dataset=")) return PercentDecode(pair.substr(8));
+  std::string path = url.substr(0, query);
+  path = path.substr(path.find("://") + 3);
+  const size_t slash = path.find('/');
+  return slash == std::string::npos ? path : DefaultName(fs::path(PercentDecode(path.substr(slash))));
+}
 
 int64_t ParseMegabytes(const std::string& text, const std::string& what) {
   int64_t mb = ParseInt64(text, what);
@@ -69,6 +83,13 @@ std::vector<DatasetEntry> DatasetsFromArgument(const std::string& arg, const std
   if (eq != std::string::npos && eq > 0 && arg.substr(0, eq).find('/') == std::string::npos) {
     name = arg.substr(0, eq);
     path = arg.substr(eq + 1);
+  }
+  if (IsRemoteUrl(path)) {
+    DatasetEntry e;
+    e.name = name.empty() ? DefaultUrlName(path) : name;
+    e.path = path;
+    e.group = group;
+    return {e};
   }
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
@@ -128,7 +149,7 @@ void LoadConfigFile(const std::string& path, ServerOptions* options) {
         if (!d.is_object() || !d.contains("path") || !d["path"].is_string())
           throw bad(key, "entries need a string \"path\"");
         fs::path p = d["path"].get<std::string>();
-        if (p.is_relative()) p = base / p;
+        if (p.is_relative() && !IsRemoteUrl(p.string())) p = base / p;
         std::string group = d.contains("group") && d["group"].is_string() ? d["group"].get<std::string>() : "";
         std::string arg = p.string();
         // Access applies to every dataset of the entry (a folder entry is a group's access list).
@@ -162,6 +183,13 @@ void LoadConfigFile(const std::string& path, ServerOptions* options) {
     } else if (key == "cache_mb" || key == "max_query_mb") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0) throw bad(key, "must be a non-negative integer");
       (key == "cache_mb" ? options->cache_bytes : options->max_query_bytes) = value.get<int64_t>() << 20;
+    } else if (key == "cache_dir") {
+      if (!value.is_string()) throw bad(key, "must be a string (\"\" for no disk cache)");
+      fs::path c = value.get<std::string>();
+      options->cache_dir = c.empty() ? std::string() : (c.is_relative() ? base / c : c).string();
+    } else if (key == "cache_size") {
+      if (!value.is_string()) throw bad(key, "must be a size such as \"20g\"");
+      options->cache_max_bytes = ParseByteSize(value.get<std::string>(), path + ": \"cache_size\"");
     } else if (key == "host") {
       if (!value.is_string()) throw bad(key, "must be a string");
       options->host = value.get<std::string>();
@@ -241,9 +269,9 @@ void LoadConfigFile(const std::string& path, ServerOptions* options) {
         throw bad(key, "must be true/false or a file name");
       }
     } else {
-      throw bad(key, "is not a known key (datasets, cache_mb, max_query_mb, host, port, web_root, threads, "
-                     "max_connections, users, rate_limit, cors_origins, trusted_proxies, tls_cert, tls_key, "
-                     "http_port, reply_budget_mb, max_read_mb, shutdown_grace_seconds, access_log)");
+      throw bad(key, "is not a known key (datasets, cache_mb, max_query_mb, cache_dir, cache_size, host, port, "
+                     "web_root, threads, max_connections, users, rate_limit, cors_origins, trusted_proxies, "
+                     "tls_cert, tls_key, http_port, reply_budget_mb, max_read_mb, shutdown_grace_seconds, access_log)");
     }
   }
 }
@@ -253,9 +281,13 @@ std::string ServeUsage() {
          "                  [--web-root DIR] [--cache-mb 256] [--max-query-mb 1024] [--threads N]\n"
          "                  [--io-threads 1] [--max-connections 512] [--timeout SECONDS] [--access-log]\n"
          "                  [--max-query-bytes N] [--max-blocks N] [--zip-level 1]\n"
+         "                  [--cache-dir DIR | --no-cache] [--cache-size 10g]\n"
          "                  [--tls-cert PEM --tls-key PEM] [--http-port N] [--reply-budget-mb 512]\n"
          "                  [--access-log-file FILE] [--shutdown-grace SECONDS]\n"
          "Serves .idx datasets over HTTP: OpenVisus mod_visus at /mod_visus, JSON at /api/v1/, web viewer at /.\n"
+         "A DATASET may be a URL (s3://BUCKET/KEY/visus.idx, http(s)://HOST/PATH/visus.idx, another server):\n"
+         "the server is then a gateway, its blocks cached on disk (--cache-dir, default HZIO_CACHE_DIR or\n"
+         "~/.cache/hzio; --cache-size, default 10g) and decoded in memory (--cache-mb).\n"
          "--port 0 picks a free port; the chosen address is printed on stdout.\n";
 }
 
@@ -271,6 +303,10 @@ ServerOptions ParseServeArgs(int argc, char** argv, bool* help) {
     std::string a = argv[i];
     if (a == "--access-log") {
       o.access_log = true;
+      continue;
+    }
+    if (a == "--no-cache") {
+      o.cache_dir = "";
       continue;
     }
     if (a == "-h" || a == "--help") {
@@ -301,6 +337,8 @@ ServerOptions ParseServeArgs(int argc, char** argv, bool* help) {
     else if (key == "--port") o.port = ParseIntIn(value, "--port", 0, 65535);
     else if (key == "--web-root") o.web_root = value;
     else if (key == "--cache-mb") o.cache_bytes = ParseMegabytes(value, "--cache-mb");
+    else if (key == "--cache-dir") o.cache_dir = value;
+    else if (key == "--cache-size") o.cache_max_bytes = ParseByteSize(value, "--cache-size");
     else if (key == "--max-query-mb") o.max_query_bytes = ParseMegabytes(value, "--max-query-mb");
     else if (key == "--max-query-bytes") o.max_query_bytes = ParseInt64(value, "--max-query-bytes");
     else if (key == "--zip-level") o.wire_zip_level = ParseIntIn(value, "--zip-level", 0, 9);

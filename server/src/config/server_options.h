@@ -12,7 +12,7 @@ namespace hzio::server {
 
 struct DatasetEntry {
   std::string name;
-  std::string path;   // .idx file
+  std::string path;   // .idx file, or a URL (a web server, S3, another server: the server is a gateway)
   std::string group;  // "" = top level of `action=list`
   bool is_public = false;            // config "public": readable without credentials
   std::vector<std::string> readers;  // config "readers": user names ("*" = any authenticated user)
@@ -38,6 +38,10 @@ struct ServerOptions {
   std::vector<DatasetEntry> datasets;
 
   int64_t cache_bytes = int64_t{256} << 20;      // decoded-block LRU cache
+  // Disk cache of the blocks of remote datasets (access/disk_cached_block_source.h): nullopt =
+  // HZIO_CACHE_DIR or ~/.cache/hzio, "" = none (--no-cache); size 0 = HZIO_CACHE_SIZE or 10 GiB.
+  std::optional<std::string> cache_dir;
+  int64_t cache_max_bytes = 0;
   int64_t max_query_bytes = int64_t{1024} << 20;  // largest box/block reply before encoding (413)
   int64_t max_blocks_per_query = 4096;            // block ids in one blockquery (413)
   int worker_threads = 0;                          // 0 = hardware concurrency (at least 2)
@@ -96,9 +100,10 @@ std::vector<std::string> ExposureWarnings(const ServerOptions& options);
 /// The decoded block bytes one query may touch (max_read_bytes, or its default).
 int64_t MaxReadBytes(const ServerOptions& options);
 
-/// Dataset entries for one command-line argument: `NAME=PATH` or `PATH`, where PATH is a .idx file
-/// or a folder scanned recursively for .idx files (sorted). Unnamed datasets take their file stem,
-/// or their parent folder's name when the stem is `visus`.
+/// Dataset entries for one command-line argument: `NAME=PATH` or `PATH`, where PATH is a .idx file,
+/// a folder scanned recursively for .idx files (sorted), or a dataset URL (s3://, http(s)://).
+/// Unnamed datasets take their file stem, or their parent folder's name when the stem is `visus`
+/// (a mod_visus URL: its dataset= name).
 std::vector<DatasetEntry> DatasetsFromArgument(const std::string& arg, const std::string& group = "");
 
 /// Checks names are unique and non-empty; throws naming the duplicate and both paths.

@@ -47,6 +47,18 @@ TEST_F(IdxDescriptor, SuffixIsCaseInsensitiveAndHttpsWorks) {
   EXPECT_EQ(ResolveIdxSource(f), "https://example.org/mod_visus?dataset=a");
 }
 
+TEST_F(IdxDescriptor, ObjectStoreUrlsAreOpenedAsGiven) {
+  const std::string s3 = Write("run7.idxurl", "# the run on the lab's bucket\ns3://lab-data/run 7/visus.idx\n");
+  EXPECT_EQ(ResolveIdxSource(s3), "s3://lab-data/run 7/visus.idx");
+  const std::string ov = Write("osn.idxurl",
+                               "https://uma1.osn.example/bucket/ds/visus.idx?endpoint_url=https://uma1.osn.example"
+                               "&profile=osn\n");
+  EXPECT_EQ(ResolveIdxSource(ov), "https://uma1.osn.example/bucket/ds/visus.idx?endpoint_url=https://uma1.osn.example"
+                                  "&profile=osn");
+  const std::string web = Write("web.idxurl", "https://data.example.org/nasa/visus.idx\n");
+  EXPECT_EQ(ResolveIdxSource(web), "https://data.example.org/nasa/visus.idx");
+}
+
 TEST_F(IdxDescriptor, RelativePathsAreRelativeToTheDescriptor) {
   const std::string f = Write("local.idxurl", "data/visus.idx\n");
   EXPECT_EQ(fs::path(ResolveIdxSource(f)), dir_ / "data" / "visus.idx");

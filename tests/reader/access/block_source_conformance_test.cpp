@@ -19,6 +19,9 @@
 #ifdef HZIO_CONFORMANCE_WITH_SERVER
 #include "http/server.h"
 #endif
+#ifdef HZIO_CONFORMANCE_WITH_STORES
+#include "support/store_servers.h"
+#endif
 
 namespace hzio {
 namespace {
@@ -81,6 +84,37 @@ class GoldenServer {
 };
 #endif
 
+#ifdef HZIO_CONFORMANCE_WITH_STORES
+// The golden datasets on a real web server (nginx: Range requests on the block files) and in a
+// real S3 store (MinIO, SigV4), laid out as their folders are.
+class GoldenStores {
+ public:
+  static GoldenStores& Get() {
+    static GoldenStores stores;
+    return stores;
+  }
+  std::string HttpUrl(const GoldenCase& g) const { return nginx_.Url(g.idx); }
+  std::string S3Url(const GoldenCase& g) const { return minio_.DatasetUrl("golden", g.idx); }
+  std::string cache_dir() const { return cache_.File("cache"); }
+
+ private:
+  GoldenStores() : nginx_(testing::GoldenPath("")) {
+    minio_.CreateBucket("golden");
+    minio_.UploadFolder(testing::GoldenPath(""), "golden", "");
+  }
+  testing::NginxServer nginx_;
+  testing::MinioServer minio_;
+  testing::TempDir cache_;
+};
+
+OpenOptions WithCache(const std::string& dir) {
+  OpenOptions o;
+  o.cache_dir = dir;
+  o.memory_cache = false;  // what is read must come from the store or the disk cache
+  return o;
+}
+#endif
+
 struct SourceKind {
   std::string name;
   std::function<std::shared_ptr<BlockSource>(const GoldenCase&)> open;
@@ -101,6 +135,19 @@ std::vector<SourceKind> Sources() {
          return std::make_shared<CachedBlockSource>(Classic(g), std::make_shared<BlockCache>(int64_t{64} << 20));
        }},
   };
+#ifdef HZIO_CONFORMANCE_WITH_STORES
+  kinds.push_back({"http_ranges", [](const GoldenCase& g) {
+                     return OpenDataset(GoldenStores::Get().HttpUrl(g), WithCache(""))->block_source();
+                   }});
+  kinds.push_back({"s3", [](const GoldenCase& g) {
+                     return OpenDataset(GoldenStores::Get().S3Url(g), WithCache(""))->block_source();
+                   }});
+  // Every open after the first of a dataset finds its blocks in the disk cache.
+  kinds.push_back({"s3_disk_cached", [](const GoldenCase& g) {
+                     return OpenDataset(GoldenStores::Get().S3Url(g), WithCache(GoldenStores::Get().cache_dir()))
+                         ->block_source();
+                   }});
+#endif
 #ifdef HZIO_CONFORMANCE_WITH_SERVER
   kinds.push_back({"mod_visus", [](const GoldenCase& g) {
                      return OpenDataset(GoldenServer::Get().Url(g.name))->block_source();

@@ -88,7 +88,10 @@ std::optional<DecodedBlock> Dataset::ReadBlock(int field, int64_t time, uint64_t
   return out;
 }
 
-bool IsRemoteUrl(const std::string& s) { return StartsWith(s, "http://") || StartsWith(s, "https://"); }
+bool IsRemoteUrl(const std::string& s) {
+  const std::string scheme = UrlScheme(s);
+  return !scheme.empty() && scheme != "file";
+}
 
 std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const OpenOptions& options) {
   auto file = ReadFile::OpenIfExists(idx_path);

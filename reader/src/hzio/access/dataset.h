@@ -47,6 +47,15 @@ struct DecodedBlock {
 struct OpenOptions {
   int threads = 0;                   // decode threads; 0 = hardware concurrency, 1 = the caller only
   int64_t max_query_bytes = int64_t{16} << 30;  // refuse larger box results (kTooLarge)
+  /// Remote datasets (HTTP, S3, mod_visus block reads): the folder of the persistent block cache
+  /// shared by processes (storage/disk_cache.h); nullopt = DiskCache::DefaultDirectory()
+  /// (HZIO_CACHE_DIR, else ~/.cache/hzio); "" = no disk cache.
+  std::optional<std::string> cache_dir;
+  /// Its size limit in bytes; 0 = DiskCache::DefaultMaxBytes() (HZIO_CACHE_SIZE, else 10 GiB).
+  int64_t cache_max_bytes = 0;
+  /// Remote datasets: keep decoded blocks in the process's shared in-memory LRU (256 MiB). A
+  /// server, which keeps its own, turns it off.
+  bool memory_cache = true;
 };
 
 class Dataset {
@@ -96,15 +105,17 @@ class Dataset {
   std::shared_ptr<BlockSource> blocks_;
 };
 
-/// Opens a `.idx` path, or a URL through the opener registered for its scheme (`http(s)://.../
-/// mod_visus?dataset=NAME` when built with HTTP support). Throws kNotFound for a missing file,
-/// kUnsupported for a URL scheme nobody reads.
+/// Opens a `.idx` path, or a URL through the opener registered for its scheme — when built with
+/// HTTP support: `http(s)://HOST/mod_visus?dataset=NAME` (a server), `http(s)://HOST/PATH/visus.idx`
+/// (a web server), `s3://BUCKET/KEY/visus.idx` and OpenVisus's `http(s)://HOST/BUCKET/KEY/visus.idx?
+/// endpoint_url=...` (S3). Throws kNotFound for a missing file, kUnsupported for a URL scheme
+/// nobody reads.
 std::shared_ptr<Dataset> OpenDataset(const std::string& path_or_url, const OpenOptions& options = {});
 
 /// Opens a local `.idx` file (classic block files).
 std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const OpenOptions& options = {});
 
-/// Whether `path_or_url` names a remote dataset (http:// or https://).
+/// Whether `path_or_url` is a URL (any scheme but file://) rather than a local path.
 bool IsRemoteUrl(const std::string& path_or_url);
 
 }  // namespace hzio

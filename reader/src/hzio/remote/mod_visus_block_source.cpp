@@ -6,6 +6,7 @@
 #include "hzio/remote/mod_visus_reply.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
+#include "hzio/util/task_group.h"
 #include "hzio/util/thread_pool.h"
 
 namespace hzio::internal_remote {
@@ -13,13 +14,6 @@ namespace hzio::internal_remote {
 namespace {
 
 constexpr size_t kBlocksPerRequest = 64;
-constexpr int kRequestsInFlight = 4;
-
-// Threads that only wait on the network: shared by every remote source of the process.
-ThreadPool& RequestPool() {
-  static ThreadPool pool(kRequestsInFlight - 1);  // the caller is the last one
-  return pool;
-}
 
 }  // namespace
 
@@ -63,42 +57,55 @@ void ModVisusBlockSource::Fetch(std::span<const BlockKey> keys, const BlockSink&
     requests.emplace_back(i, j);
     i = j;
   }
-  RequestPool().ParallelFor(static_cast<int64_t>(requests.size()), [&](int64_t r) {
-    const auto [begin, end] = requests[static_cast<size_t>(r)];
+  std::vector<HttpRequest> http(requests.size());
+  for (size_t r = 0; r < requests.size(); ++r) {
+    const auto [begin, end] = requests[r];
     const BlockKey& first = keys[order[begin]];
     const Field& field = header().fields[static_cast<size_t>(first.field)];
     std::string list;
     for (size_t k = begin; k < end; ++k) list += (list.empty() ? "" : " ") + std::to_string(keys[order[k]].block);
-    const std::string request = endpoint_.Request({{"action", "rangequery"},
-                                                   {"field", field.name},
-                                                   {"time", FormatFixed6(static_cast<double>(first.time))},
-                                                   {"compression", wire_compression_},
-                                                   {"block", list}});
-    HttpResponse reply = client_->Get(request);
+    http[r].url = endpoint_.Request({{"action", "rangequery"},
+                                     {"field", field.name},
+                                     {"time", FormatFixed6(static_cast<double>(first.time))},
+                                     {"compression", wire_compression_},
+                                     {"block", list}});
+  }
+  // All requests in flight at once; the parts are checked and handed on on the pool.
+  ThreadPool& pool = ThreadPool::Shared();
+  TaskGroup tasks(&pool, static_cast<size_t>(2 * pool.size() + 2));
+  client_->PerformMany(http, [&](size_t r, HttpResponse&& reply) {
+    if (tasks.failed()) tasks.Wait();  // rethrows the error, ending the transfers
+    const auto [begin, end] = requests[r];
+    const std::string& request = http[r].url;
     if (reply.status != 200 && !(reply.status == 404 && end - begin == 1)) throw ReplyError(request, reply);
     // The parts own the payloads the sink sees (views into their bodies).
     auto parts = std::make_shared<std::vector<HttpResponse>>(DecomposeReply(reply, end - begin));
-    for (size_t k = begin; k < end; ++k) {
-      const uint64_t id = keys[order[k]].block;
-      const HttpResponse& part = (*parts)[k - begin];
-      EncodedBlock b;
-      b.where = request + " (block " + std::to_string(id) + ")";
-      if (part.status == 200) {
-        CheckArrayPart(part, field.dtype, layout().BlockGrid(id).count, b.where);
-        b.present = true;
-        b.codec = WireCodec(part);
-        // visus-layout describes a block body: "hzorder" or empty (row-major); legacy visus-format.
-        b.row_major = part.HasHeader("visus-layout") ? part.Header("visus-layout") != "hzorder"
-                                                     : part.HasHeader("visus-format") && part.Header("visus-format") != "0";
-        b.data = reinterpret_cast<const uint8_t*>(part.body.data());
-        b.size = part.body.size();
-        b.owner = parts;
-      } else if (part.status != 404) {
-        throw ReplyError(b.where, part);
+    tasks.Submit([&, r, parts] {
+      const auto [b0, b1] = requests[r];
+      const Field& field = header().fields[static_cast<size_t>(keys[order[b0]].field)];
+      for (size_t k = b0; k < b1; ++k) {
+        const uint64_t id = keys[order[k]].block;
+        const HttpResponse& part = (*parts)[k - b0];
+        EncodedBlock b;
+        b.where = http[r].url + " (block " + std::to_string(id) + ")";
+        if (part.status == 200) {
+          CheckArrayPart(part, field.dtype, layout().BlockGrid(id).count, b.where);
+          b.present = true;
+          b.codec = WireCodec(part);
+          // visus-layout describes a block body: "hzorder" or empty (row-major); legacy visus-format.
+          b.row_major = part.HasHeader("visus-layout") ? part.Header("visus-layout") != "hzorder"
+                                                       : part.HasHeader("visus-format") && part.Header("visus-format") != "0";
+          b.data = reinterpret_cast<const uint8_t*>(part.body.data());
+          b.size = part.body.size();
+          b.owner = parts;
+        } else if (part.status != 404) {
+          throw ReplyError(b.where, part);
+        }
+        sink(order[k], std::move(b));
       }
-      sink(order[k], std::move(b));
-    }
+    });
   });
+  tasks.Wait();
 }
 
 }  // namespace hzio::internal_remote

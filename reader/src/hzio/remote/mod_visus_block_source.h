@@ -1,8 +1,8 @@
 /// Blocks of a dataset served over the mod_visus protocol (idx-format.md §7.5), by hzio serve or
 /// the OpenVisus server: `rangequery` requests of up to 64 blocks each when the server advertises
 /// aggregation (`ping` → `block-query-support-aggregation: 1`, §7.9), else one block a request;
-/// composite replies split into their parts. Several requests are in flight at once (a small
-/// pool), not one after another. A block's payload is its part's body as sent, with the wire
+/// composite replies split into their parts. Every request of a fetch is in flight at once through
+/// the transport (http_client.h), the parts handed on on the shared pool as replies arrive. A block's payload is its part's body as sent, with the wire
 /// codec (zip by default) and the layout of `visus-layout`; the block grid of §4.1 is checked
 /// against `visus-nsamples`.
 #pragma once

@@ -8,12 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "hzio/access/block_cache.h"
-#include "hzio/access/cached_block_source.h"
 #include "hzio/remote/http_client.h"
 #include "hzio/remote/mod_visus_block_source.h"
 #include "hzio/remote/mod_visus_reply.h"
 #include "hzio/remote/mod_visus_url.h"
+#include "hzio/remote/object_dataset.h"
+#include "hzio/remote/object_url.h"
+#include "hzio/remote/remote_caches.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -21,6 +22,7 @@ namespace hzio {
 
 namespace {
 
+using internal_remote::CachedHeader;
 using internal_remote::DecodeArrayPart;
 using internal_remote::HttpClient;
 using internal_remote::HttpResponse;
@@ -34,12 +36,6 @@ const int64_t kMaxReplyBytes = [] {
   const char* env = std::getenv("HZIO_REMOTE_MAX_REPLY_BYTES");
   return env && std::atoll(env) > 0 ? static_cast<int64_t>(std::atoll(env)) : int64_t{256} << 20;
 }();
-
-// The decoded blocks of every remote dataset opened with cached=1 in this process.
-std::shared_ptr<BlockCache> ProcessBlockCache() {
-  static const auto cache = std::make_shared<BlockCache>(int64_t{256} << 20);
-  return cache;
-}
 
 class RemoteDataset : public Dataset {
  public:
@@ -119,26 +115,55 @@ std::string HeaderVersion(const HttpResponse& reply) {
 std::shared_ptr<Dataset> OpenRemoteDataset(const std::string& url, const OpenOptions& options) {
   ModVisusUrl endpoint = ModVisusUrl::Parse(url);
   auto client = std::make_shared<HttpClient>();
+  const std::string id = internal_remote::RedactUrl(url);
+  const std::shared_ptr<DiskCache> disk = endpoint.cached ? internal_remote::OpenDiskCache(options) : nullptr;
   // The dataset URL itself is the readdataset request (§7.4, §7.9 step 1).
   const std::string request = endpoint.Request({});
-  HttpResponse res = client->Get(request);
-  if (res.status < 200 || res.status >= 300) throw ReplyError(request, res);
-  Check(!res.body.empty(), ErrorCode::kCorrupt, request + ": empty dataset description");
-  auto header = std::make_shared<const IdxHeader>(IdxHeader::Parse(res.body, url, "visus"));
-  auto layout = std::make_shared<const BlockLayout>(header->bitmask, header->bits_per_block);
+  CachedHeader header;
+  try {
+    HttpResponse res = client->Get(request);
+    if (res.status < 200 || res.status >= 300) throw ReplyError(request, res);
+    Check(!res.body.empty(), ErrorCode::kCorrupt, request + ": empty dataset description");
+    header = CachedHeader{res.body, res.Header("etag"), HeaderVersion(res)};
+    if (disk) {
+      std::optional<CachedHeader> cached = internal_remote::LoadCachedHeader(*disk, id);
+      if (!cached || cached->version != header.version || cached->text != header.text)
+        internal_remote::StoreCachedHeader(*disk, id, header);
+    }
+  } catch (const Error& e) {
+    // With cached=1 a server that cannot be reached still serves what the disk cache holds.
+    std::optional<CachedHeader> cached =
+        disk && e.code() == ErrorCode::kUnavailable ? internal_remote::LoadCachedHeader(*disk, id) : std::nullopt;
+    if (!cached) throw;
+    header = *cached;
+  }
+  auto parsed = std::make_shared<const IdxHeader>(IdxHeader::Parse(header.text, url, "visus"));
+  auto layout = std::make_shared<const BlockLayout>(parsed->bitmask, parsed->bits_per_block);
   auto it = endpoint.params.find("compression");
   const std::string wire = it != endpoint.params.end() && !it->second.empty() ? it->second : "zip";
   endpoint.params.erase("compression");
   endpoint.params.erase("time");
   std::shared_ptr<BlockSource> blocks =
-      std::make_shared<ModVisusBlockSource>(header, layout, url, endpoint, client, wire, HeaderVersion(res));
-  if (endpoint.cached) blocks = std::make_shared<CachedBlockSource>(std::move(blocks), ProcessBlockCache());
+      std::make_shared<ModVisusBlockSource>(parsed, layout, url, endpoint, client, wire, header.version);
+  // cached=1: blocks through the disk cache and the process's decoded-block LRU, as OpenVisus's
+  // ModVisusAccess with its local cache does.
+  if (endpoint.cached) blocks = internal_remote::WithRemoteCaches(std::move(blocks), disk, id, options);
   return std::make_shared<RemoteDataset>(std::move(blocks), url, std::move(endpoint), std::move(client), wire, options);
 }
 
+namespace {
+
+// http(s):// names a mod_visus server's dataset or a file on a web server / in a bucket.
+std::shared_ptr<Dataset> OpenHttpDataset(const std::string& url, const OpenOptions& options) {
+  return internal_remote::IsModVisusUrl(url) ? OpenRemoteDataset(url, options) : OpenObjectDataset(url, options);
+}
+
+}  // namespace
+
 void RegisterRemoteOpeners(DatasetOpeners& openers) {
-  openers.Register("http", OpenRemoteDataset);
-  openers.Register("https", OpenRemoteDataset);
+  openers.Register("http", OpenHttpDataset);
+  openers.Register("https", OpenHttpDataset);
+  openers.Register("s3", OpenObjectDataset);
 }
 
 }  // namespace hzio
