@@ -23,17 +23,6 @@ constexpr size_t kTasksPerThread = 4;
 constexpr uint64_t kMaxReadGap = 64 * 1024;
 constexpr uint64_t kMaxRunBytes = 1024 * 1024;
 
-Error ChangedError(const std::string& idx_path) {
-  return Error(ErrorCode::kChanged, idx_path + ": dataset changed while reading; reopen it");
-}
-
-// The run buffer of this thread, reused unless a sink kept a view of it (then a new one).
-std::shared_ptr<ByteBuffer> RunBuffer() {
-  thread_local std::shared_ptr<ByteBuffer> buffer;
-  if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<ByteBuffer>();
-  return buffer;
-}
-
 }  // namespace
 
 ClassicBlockSource::ClassicBlockSource(std::shared_ptr<const IdxHeader> header, std::shared_ptr<const BlockLayout> layout,
@@ -65,7 +54,7 @@ bool ClassicBlockSource::Changed() const {
 }
 
 void ClassicBlockSource::ThrowShort(const std::string& path) const {
-  if (Changed()) throw ChangedError(idx_path_);
+  if (Changed()) throw DatasetChangedError(idx_path_);
   throw Error(ErrorCode::kCorrupt, path + " is shorter than its block table says (truncated while reading?)");
 }
 
@@ -77,12 +66,12 @@ std::shared_ptr<const ClassicBlockSource::FileTable> ClassicBlockSource::LoadTab
     if (table->file) table->entries = ReadBlockTable(*table->file, header().version, slots_);
   } catch (const Error& e) {
     // A table that does not fit its file was truncated or replaced: by a new version?
-    if (e.code() == ErrorCode::kCorrupt && Changed()) throw ChangedError(idx_path_);
+    if (e.code() == ErrorCode::kCorrupt && Changed()) throw DatasetChangedError(idx_path_);
     throw;
   }
   // A table read after the dataset was replaced may belong to the new version: never use it
   // under the old header.
-  if (Changed()) throw ChangedError(idx_path_);
+  if (Changed()) throw DatasetChangedError(idx_path_);
   return table;
 }
 
@@ -214,7 +203,7 @@ void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uin
         run_end = std::max(run_end, present[j].entry.offset + present[j].entry.size);
         ++j;
       }
-      std::shared_ptr<ByteBuffer> buffer = RunBuffer();
+      std::shared_ptr<ByteBuffer> buffer = ThreadReusableBuffer();
       buffer->Resize(static_cast<size_t>(run_end - run_start));
       ReadRange(table, run_start, run_end - run_start, buffer->data());
       for (size_t k = i; k < j; ++k) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "hzio/format/arco_paths.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/util/error.h"
 
@@ -141,14 +142,19 @@ void IdxHeader::Validate(const std::string& idx_stem) {
   Check(interleave >= 0, ErrorCode::kInvalidArgument, "(interleave block) is negative");
   if (filename_template.empty())
     filename_template = GuessFilenameTemplate(idx_stem, maxh(), bits_per_block);
-  Check(arco >= 0, ErrorCode::kInvalidArgument, "(arco) is negative");
-  if (arco > 0) {  // §1.7 step 9
-    int64_t max_field_bytes = 1;
-    for (const Field& f : fields) max_field_bytes = std::max(max_field_bytes, f.dtype.BytesFor(1));
-    int b = 0;  // floor(log2(arco / max_field_bytes)), never past maxh (the clamp below)
+  Check(arco >= 0, ErrorCode::kInvalidArgument, "(arco) " + std::to_string(arco) + " is negative");
+  if (arco > 0) {  // §1.7 step 9, with bounds OpenVisus does not check (it divides and takes log2)
+    const int64_t max_field_bytes = MaxFieldBytes(*this);
+    Check(arco <= kMaxArcoBytes, ErrorCode::kInvalidArgument,
+          "(arco) " + std::to_string(arco) + " is absurd: a block file of more than 2 GiB (OpenVisus reads (arco) "
+          "into a 32-bit integer; ARCO blocks are normally 1mb)");
+    Check(arco >= 2 * max_field_bytes, ErrorCode::kInvalidArgument,
+          "(arco) " + std::to_string(arco) + " is absurd: a block must hold at least two samples of " +
+              std::to_string(max_field_bytes) + " bytes (ARCO blocks are normally 1mb)");
+    int b = 0;  // floor(log2(arco / max_field_bytes)), never past maxh (OpenVisus's min)
     while (b < maxh() && (int64_t{1} << (b + 1)) <= arco / max_field_bytes) ++b;
     blocks_per_file = 1;
-    bits_per_block = std::max(1, std::min(maxh(), b));
+    bits_per_block = std::max(1, b);
     arco = (int64_t{1} << bits_per_block) * max_field_bytes;
   }
 }
