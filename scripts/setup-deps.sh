@@ -49,11 +49,13 @@ TEST_PACKAGES=(
 # Each component appends its own line here: EXTRA_PACKAGES+=(pkg ...)   # component: why
 EXTRA_PACKAGES=()
 EXTRA_PACKAGES+=(libvtk9-dev libvtk9-qt-dev qtbase5-dev xvfb xauth)   # viewer: Qt5 + VTK 9.1
+EXTRA_PACKAGES+=(libssl-dev openssl curl nginx)   # server: TLS (Beast over OpenSSL), test CAs, two instances behind nginx
 EXTRA_PACKAGES+=(gfortran)   # capi: the Fortran module `hzio` and examples (mpi_f08 comes with libopenmpi-dev)
 # --- end of packages added by other components ---
 
 # The Python packages of <repo>/.venv (interop tests, demo data).
 PIP_REQUIREMENTS=(OpenVisusNoGui==2.2.149 numpy pytest)
+PIP_REQUIREMENTS+=(prometheus-client)  # server: /metrics parsed by the real Prometheus text parser
 # python/ (the `hzio` package): what builds it without build isolation (the test suite installs
 # it into this venv, see tests/python/) and what its tests and example notebook use.
 PIP_REQUIREMENTS+=(scikit-build-core==1.1.2 nanobind==3.1.0 build==1.6.1

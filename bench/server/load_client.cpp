@@ -1,14 +1,21 @@
 // hzio_http_load: a small closed-loop HTTP/1.1 load generator for the server benchmark. Each of
 // N connections sends GETs from a target list round-robin for a fixed time, keeping the
 // connection alive unless the server closes it (the OpenVisus server closes after every reply)
-// or --no-keepalive is given; latencies include reconnects. Prints one JSON object.
+// or --no-keepalive is given; latencies include reconnects (and TLS handshakes). Prints one JSON
+// object. --tls-ca speaks HTTPS (OpenSSL, the server's certificate verified against that CA);
+// --header adds a request header (e.g. "Authorization: Bearer TOKEN").
 //
 //   hzio_http_load --port P --connections N --seconds S --targets FILE [--no-keepalive]
+//                  [--tls-ca CA.pem] [--header "Name: value"]...
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <atomic>
@@ -31,6 +38,32 @@ struct Options {
   double seconds = 5;
   bool keepalive = true;
   std::string targets_file;
+  std::string tls_ca;
+  std::string headers;  // extra request header lines, each ending in \r\n
+};
+
+// A connection, plain or TLS.
+struct Conn {
+  int fd = -1;
+  SSL* ssl = nullptr;
+  void Close() {
+    if (ssl) {
+      SSL_free(ssl);
+      ssl = nullptr;
+    }
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  ssize_t Send(const char* data, size_t n) {
+    if (!ssl) return send(fd, data, n, MSG_NOSIGNAL);
+    int w = SSL_write(ssl, data, static_cast<int>(n));
+    return w > 0 ? w : -1;
+  }
+  ssize_t Recv(char* data, size_t n) {
+    if (!ssl) return recv(fd, data, n, 0);
+    int r = SSL_read(ssl, data, static_cast<int>(n));
+    return r > 0 ? r : -1;
+  }
 };
 
 int Connect(int port) {
@@ -49,10 +82,10 @@ int Connect(int port) {
   return fd;
 }
 
-bool SendAll(int fd, const std::string& data) {
+bool SendAll(Conn& c, const std::string& data) {
   size_t off = 0;
   while (off < data.size()) {
-    ssize_t n = send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+    ssize_t n = c.Send(data.data() + off, data.size() - off);
     if (n <= 0) return false;
     off += static_cast<size_t>(n);
   }
@@ -65,11 +98,11 @@ std::string Lower(std::string s) {
 }
 
 // Reads one response; returns the status (0 on failure) and whether the connection must close.
-int ReadResponse(int fd, std::string& buffer, bool* must_close, size_t* body_bytes) {
+int ReadResponse(Conn& c, std::string& buffer, bool* must_close, size_t* body_bytes) {
   size_t header_end;
   while ((header_end = buffer.find("\r\n\r\n")) == std::string::npos) {
     char chunk[65536];
-    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    ssize_t n = c.Recv(chunk, sizeof chunk);
     if (n <= 0) return 0;
     buffer.append(chunk, static_cast<size_t>(n));
   }
@@ -83,14 +116,14 @@ int ReadResponse(int fd, std::string& buffer, bool* must_close, size_t* body_byt
   if (length < 0) {  // body until EOF
     char chunk[65536];
     ssize_t n;
-    while ((n = recv(fd, chunk, sizeof chunk, 0)) > 0) buffer.append(chunk, static_cast<size_t>(n));
+    while ((n = c.Recv(chunk, sizeof chunk)) > 0) buffer.append(chunk, static_cast<size_t>(n));
     *body_bytes = buffer.size();
     buffer.clear();
     return status;
   }
   while (buffer.size() < static_cast<size_t>(length)) {
     char chunk[65536];
-    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    ssize_t n = c.Recv(chunk, sizeof chunk);
     if (n <= 0) return 0;
     buffer.append(chunk, static_cast<size_t>(n));
   }
@@ -111,6 +144,8 @@ int main(int argc, char** argv) {
     else if (a == "--seconds") o.seconds = std::stod(next());
     else if (a == "--targets") o.targets_file = next();
     else if (a == "--no-keepalive") o.keepalive = false;
+    else if (a == "--tls-ca") o.tls_ca = next();
+    else if (a == "--header") o.headers += next() + "\r\n";
     else {
       std::fprintf(stderr, "hzio_http_load: unknown argument %s\n", a.c_str());
       return 2;
@@ -125,6 +160,31 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  SSL_CTX* tls = nullptr;
+  if (!o.tls_ca.empty()) {
+    tls = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_min_proto_version(tls, TLS1_2_VERSION);
+    if (!tls || SSL_CTX_load_verify_locations(tls, o.tls_ca.c_str(), nullptr) != 1) {
+      std::fprintf(stderr, "hzio_http_load: cannot load the CA file %s\n", o.tls_ca.c_str());
+      return 2;
+    }
+    SSL_CTX_set_verify(tls, SSL_VERIFY_PEER, nullptr);
+  }
+  // A TCP connection, with the TLS handshake (certificate checked for 127.0.0.1) when asked.
+  auto open = [&](Conn& c) {
+    c.fd = Connect(o.port);
+    if (c.fd < 0 || !tls) return c.fd >= 0;
+    c.ssl = SSL_new(tls);
+    SSL_set_fd(c.ssl, c.fd);
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c.ssl), "127.0.0.1");
+    if (SSL_connect(c.ssl) != 1) {
+      ERR_print_errors_fp(stderr);
+      c.Close();
+      return false;
+    }
+    return true;
+  };
+
   std::mutex mu;
   std::vector<double> latencies_ms;
   std::atomic<long long> errors{0}, bytes{0}, connects{0};
@@ -135,21 +195,21 @@ int main(int argc, char** argv) {
     threads.emplace_back([&, c] {
       std::vector<double> mine;
       std::string buffer;
-      int fd = -1;
+      Conn conn;
       size_t next = static_cast<size_t>(c) * 7919 % targets.size();
       while (Clock::now() < stop) {
         const std::string& target = targets[next++ % targets.size()];
         const std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: hzio-bench\r\n" +
-                                    (o.keepalive ? "" : "Connection: close\r\n") + "\r\n";
+                                    o.headers + (o.keepalive ? "" : "Connection: close\r\n") + "\r\n";
         const auto t0 = Clock::now();
-        if (fd < 0) {
-          fd = Connect(o.port);
+        if (conn.fd < 0) {
+          open(conn);
           ++connects;
           buffer.clear();
         }
         bool must_close = true;
         size_t body = 0;
-        int status = fd >= 0 && SendAll(fd, request) ? ReadResponse(fd, buffer, &must_close, &body) : 0;
+        int status = conn.fd >= 0 && SendAll(conn, request) ? ReadResponse(conn, buffer, &must_close, &body) : 0;
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (status == 200) {
           mine.push_back(ms);
@@ -158,12 +218,9 @@ int main(int argc, char** argv) {
           ++errors;
           must_close = true;
         }
-        if (must_close && fd >= 0) {
-          close(fd);
-          fd = -1;
-        }
+        if (must_close && conn.fd >= 0) conn.Close();
       }
-      if (fd >= 0) close(fd);
+      conn.Close();
       std::lock_guard<std::mutex> lock(mu);
       latencies_ms.insert(latencies_ms.end(), mine.begin(), mine.end());
     });

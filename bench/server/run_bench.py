@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Server load benchmark (design.md §7): the same coarse box queries against `hzio serve` and the
 OpenVisus server (ModVisus + NetServer) on the same dataset, side by side in one run, at 1, 4 and
-16 connections; requests/s and p50/p99 latency, medians of --reps runs. Writes RESULTS.md.
+16 connections; requests/s and p50/p99 latency, medians of --reps runs. Then (issue 19) the same
+queries against hzio over HTTPS with a Bearer token on a dataset with an access list, against plain
+HTTP, interleaved in one run. Writes RESULTS.md.
 
   .venv/bin/python bench/server/run_bench.py --build build [--size 256] [--seconds 5] [--reps 3]
+                                             [--only openvisus|secure]
 """
 import argparse
 import json
@@ -77,10 +80,72 @@ def wait_http(url, proc, seconds=60):
     raise RuntimeError("server did not answer " + url)
 
 
-def run_load(load, port, conns, seconds, targets_file, keepalive=True):
+def run_load(load, port, conns, seconds, targets_file, keepalive=True, extra=()):
     args = [load, "--port", str(port), "--connections", str(conns), "--seconds", str(seconds),
-            "--targets", targets_file] + ([] if keepalive else ["--no-keepalive"])
+            "--targets", targets_file] + ([] if keepalive else ["--no-keepalive"]) + list(extra)
     return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+
+
+def start_hzio(server_bin, args):
+    proc = subprocess.Popen([server_bin] + args + ["--port", "0"], stdout=subprocess.PIPE)
+    port = int(proc.stdout.readline().decode().rsplit(":", 1)[1].strip().rstrip("/"))
+    return proc, port
+
+
+def secure_section(args, idx, targets_file, load, server_bin):
+    """HTTPS + Bearer auth vs plain HTTP, same dataset and queries, interleaved runs."""
+    cli = os.path.join(args.build, "reader", "tools", "hzio")
+    folder = os.path.join(args.workdir, "tls")
+    os.makedirs(folder, exist_ok=True)
+    from secure_support import make_ca  # tests/server: the same throw-away CA as the TLS tests
+    ca, cert, key = make_ca(folder)
+    token = "bench-token-5f1e0c2a9d"
+    digest = subprocess.run([cli, "passwd"], input=token.encode(), capture_output=True, check=True).stdout.decode()
+    config = os.path.join(folder, "secure.json")
+    with open(config, "w") as f:
+        json.dump({"datasets": [{"name": "bench", "path": idx, "readers": ["bench"]}],
+                   "users": [{"name": "bench", "secrets": [digest.strip()]}],
+                   "tls_cert": cert, "tls_key": key}, f)
+    plain, plain_port = start_hzio(server_bin, ["bench=" + idx])
+    secure, secure_port = start_hzio(server_bin, ["--config", config])
+    auth = ["--tls-ca", ca, "--header", "Authorization: Bearer " + token]
+    configs = [("hzio serve, plain HTTP", plain_port, []), ("hzio serve, HTTPS + Bearer auth", secure_port, auth)]
+    results = {}
+    try:
+        for conns in (1, 4, 16):
+            for name, port, extra in configs:
+                run_load(load, port, conns, 1, targets_file, extra=extra)  # warm-up (and the token's one KDF)
+            for rep in range(args.reps):
+                for name, port, extra in configs:
+                    r = run_load(load, port, conns, args.seconds, targets_file, extra=extra)
+                    if r["errors"]:
+                        sys.exit("run_bench.py: %d errors from %s" % (r["errors"], name))
+                    results.setdefault((name, conns), []).append(r)
+                    print("%-42s conns=%-2d rps=%8.1f p50=%7.2fms p99=%7.2fms" %
+                          (name, conns, r["rps"], r["p50_ms"], r["p99_ms"]), flush=True)
+    finally:
+        for p in (plain, secure):
+            p.send_signal(signal.SIGTERM)
+            p.wait()
+
+    def med(name, conns, key):
+        return statistics.median(r[key] for r in results[(name, conns)])
+
+    lines = ["## Server: HTTPS + authentication vs plain HTTP (issue 19)", "",
+             "Same dataset and %s; hzio over HTTPS (TLS 1.3, P-256 certificate of a test CA, `hzio_http_load "
+             "--tls-ca`) with `Authorization: Bearer` on a dataset with an access list (PBKDF2 secret, verified "
+             "once and then cached), against hzio over plain HTTP; runs interleaved, medians of %d." %
+             ("queries as above" if args.only != "secure" else "coarse box queries", args.reps), "",
+             "| connections | server | requests/s | p50 ms | p99 ms | req/s vs plain |", "|---|---|---|---|---|---|"]
+    for conns in (1, 4, 16):
+        base = med(configs[0][0], conns, "rps")
+        for name, _, _ in configs:
+            rps = med(name, conns, "rps")
+            lines.append("| %d | %s | %.0f | %.2f | %.2f | %.2f× |" % (
+                conns, name, rps, med(name, conns, "p50_ms"), med(name, conns, "p99_ms"), rps / base if base else 0))
+    lines += ["", "Target (design.md §7, issue 19): HTTPS + auth ≥ 0.8× plain requests/s, p99 ≤ 50 ms at 16 "
+              "connections.", ""]
+    return lines
 
 
 def main():
@@ -92,6 +157,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--targets", type=int, default=48)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    ap.add_argument("--only", choices=["openvisus", "secure"], help="run one of the two comparisons")
     args = ap.parse_args()
 
     server_bin = os.path.join(args.build, "server", "hzio-server")
@@ -107,6 +173,13 @@ def main():
     targets_file = os.path.join(args.workdir, "targets.txt")
     with open(targets_file, "w") as f:
         f.write("\n".join(targets) + "\n")
+
+    if args.only == "secure":
+        lines = secure_section(args, idx, targets_file, load, server_bin)
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines))
+        print("\n".join(lines))
+        return
 
     ov_port = free_port()
     ov_proc = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "server", "openvisus_server.py"),
@@ -164,6 +237,8 @@ def main():
             lines.append("| %d | %s | %.0f | %.2f | %.2f | %.1f× |" % (
                 conns, name, rps, med(name, conns, "p50_ms"), med(name, conns, "p99_ms"), rps / base if base else 0))
     lines += ["", "Target (design.md §7): ≥ 5× the OpenVisus server's requests/s; p99 ≤ 50 ms at 16 connections.", ""]
+    if args.only != "openvisus":
+        lines += secure_section(args, idx, targets_file, load, server_bin)
     with open(args.out, "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

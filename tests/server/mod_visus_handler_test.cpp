@@ -243,7 +243,8 @@ TEST_F(ModVisus, BoxQueryGridsOfTheSpecExamples) {  // §7.6
 TEST_F(ModVisus, BoxQueryEqualsTheLibraryReader) {
   const char* codecs[] = {"", "raw", "zip", "lz4"};
   int n = 0;
-  for (const ServedDataset& s : ctx_->registry.all()) {
+  for (const DatasetEntry* e : ctx_->registry.Entries()) {
+    const ServedDataset& s = *ctx_->registry.Find(e->name);
     const IdxHeader& h = s.dataset->header();
     std::vector<Box> boxes = {h.box};
     Box inner = h.box;

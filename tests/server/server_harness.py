@@ -26,22 +26,32 @@ import OpenVisus as ov  # noqa: E402  (after the environment above)
 class HzioServer:
     """hzio-server on 127.0.0.1 with --port 0; the chosen port is parsed from its first line."""
 
-    def __init__(self, datasets, extra=()):
+    def __init__(self, datasets, extra=(), stderr_path=None, port=0):
         if not SERVER:
             raise RuntimeError("HZIO_SERVER is not set")
-        args = [SERVER] + list(datasets) + ["--port", "0"] + list(extra)
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        args = [SERVER] + list(datasets) + ["--port", str(port)] + list(extra)
+        # A server that logs a lot must write to a file: a full pipe would block it.
+        self.stderr_file = open(stderr_path, "ab") if stderr_path else None
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE,
+                                     stderr=self.stderr_file if self.stderr_file else subprocess.PIPE)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
         if not ready:
             self.proc.kill()
             raise RuntimeError("hzio-server did not start in 30 s")
         line = self.proc.stdout.readline().decode()
-        if "listening on http://127.0.0.1:" not in line:
-            err = self.proc.stderr.read().decode()
+        if "listening on http://127.0.0.1:" not in line and "listening on https://127.0.0.1:" not in line:
+            err = "" if self.stderr_file else self.proc.stderr.read().decode()
             self.proc.kill()
             raise RuntimeError("hzio-server failed: " + line + err)
+        self.scheme = "https" if "https://" in line else "http"
         self.port = int(line.rsplit(":", 1)[1].strip().rstrip("/"))
-        self.base = "http://127.0.0.1:%d" % self.port
+        self.base = "%s://127.0.0.1:%d" % (self.scheme, self.port)
+        # A second line announces the plain listener beside HTTPS (--http-port).
+        self.http_port = None
+        if "--http-port" in extra:
+            extra_line = self.proc.stdout.readline().decode()
+            if "listening on http://" in extra_line:
+                self.http_port = int(extra_line.rsplit(":", 1)[1].strip().rstrip("/"))
 
     def url(self, name, extra=""):
         return "%s/mod_visus?dataset=%s%s" % (self.base, name, extra)
@@ -58,7 +68,17 @@ class HzioServer:
             return None
         finally:
             self.proc.stdout.close()
-            self.proc.stderr.close()
+            if self.stderr_file:
+                self.stderr_file.close()
+            else:
+                self.proc.stderr.close()
+
+    def terminate_timed(self, limit=10):
+        """SIGTERM; returns (seconds until the process exited, exit status)."""
+        t0 = time.time()
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=limit)
+        return time.time() - t0, self.proc.returncode
 
     def __enter__(self):
         return self

@@ -75,8 +75,9 @@ export function startServer(datasets, extraArgs = []) {
         clearTimeout(timer);
         resolve({
           url: m[1],
+          child,
           stop: () => new Promise((done) => {
-            if (child.exitCode !== null) return done();
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', done);
             child.kill('SIGTERM');
             setTimeout(() => child.kill('SIGKILL'), 3000).unref();

@@ -24,6 +24,7 @@ int RunRead(int argc, char** argv);
 int RunVerify(int argc, char** argv);
 int RunGc(int argc, char** argv);
 int RunServe(int argc, char** argv);
+int RunPasswd(int argc, char** argv);
 
 /// Parses "X,Y[,Z]" sample counts given to `option`; every count must be >= 1.
 Point ParseDims(const Args& args, const std::string& text, const std::string& option);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/password_hash.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -39,6 +40,25 @@ int ParseIntIn(const std::string& text, const std::string& what, int64_t lo, int
   Check(v >= lo && v <= hi, ErrorCode::kInvalidArgument,
         what + " '" + text + "' must be in " + std::to_string(lo) + ".." + std::to_string(hi));
   return static_cast<int>(v);
+}
+
+RateLimit ParseRateLimit(const nlohmann::json& j, const std::string& where) {
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorCode::kInvalidArgument, where + ": \"rate_limit\" " + why);
+  };
+  if (!j.is_object()) throw bad("must be {\"requests_per_second\": R, \"burst\": B}");
+  RateLimit r;
+  for (const auto& [k, v] : j.items()) {
+    if (k != "requests_per_second" && k != "burst") throw bad("has an unknown key \"" + k + "\"");
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9) throw bad(k + " must be a number >= 0");
+    (k == "burst" ? r.burst : r.requests_per_second) = v.get<double>();
+  }
+  if (r.requests_per_second > 0 && r.burst < 1) r.burst = std::max(1.0, r.requests_per_second);
+  return r;
+}
+
+bool IsLoopback(const std::string& host) {
+  return StartsWith(host, "127.") || host == "::1" || host == "localhost";
 }
 
 }  // namespace
@@ -111,15 +131,32 @@ void LoadConfigFile(const std::string& path, ServerOptions* options) {
         if (p.is_relative()) p = base / p;
         std::string group = d.contains("group") && d["group"].is_string() ? d["group"].get<std::string>() : "";
         std::string arg = p.string();
+        // Access applies to every dataset of the entry (a folder entry is a group's access list).
+        bool is_public = false;
+        std::vector<std::string> readers;
+        if (d.contains("public")) {
+          if (!d["public"].is_boolean()) throw bad(key, "entries' \"public\" must be true or false");
+          is_public = d["public"].get<bool>();
+        }
+        if (d.contains("readers")) {
+          if (!d["readers"].is_array()) throw bad(key, "entries' \"readers\" must be an array of user names");
+          for (const auto& r : d["readers"]) {
+            if (!r.is_string() || r.get<std::string>().empty())
+              throw bad(key, "entries' \"readers\" must be non-empty strings");
+            readers.push_back(r.get<std::string>());
+          }
+        }
+        std::vector<DatasetEntry> found = DatasetsFromArgument(arg, group);
         if (d.contains("name")) {
           if (!d["name"].is_string()) throw bad(key, "entry names must be strings");
-          std::vector<DatasetEntry> one = DatasetsFromArgument(arg, group);
-          Check(one.size() == 1, ErrorCode::kInvalidArgument,
+          Check(found.size() == 1, ErrorCode::kInvalidArgument,
                 path + ": dataset '" + d["name"].get<std::string>() + "' must name one .idx file");
-          one[0].name = d["name"].get<std::string>();
-          options->datasets.push_back(one[0]);
-        } else {
-          for (auto& e : DatasetsFromArgument(arg, group)) options->datasets.push_back(e);
+          found[0].name = d["name"].get<std::string>();
+        }
+        for (auto& e : found) {
+          e.is_public = is_public;
+          e.readers = readers;
+          options->datasets.push_back(e);
         }
       }
     } else if (key == "cache_mb" || key == "max_query_mb") {
@@ -139,9 +176,74 @@ void LoadConfigFile(const std::string& path, ServerOptions* options) {
     } else if (key == "threads" || key == "max_connections") {
       if (!value.is_number_integer() || value.get<int>() < 0) throw bad(key, "must be a non-negative integer");
       (key == "threads" ? options->worker_threads : options->max_connections) = value.get<int>();
+    } else if (key == "users") {
+      if (!value.is_array()) throw bad(key, "must be an array of {\"name\", \"secrets\"}");
+      for (const auto& u : value) {
+        if (!u.is_object() || !u.contains("name") || !u["name"].is_string() || !u.contains("secrets") ||
+            !u["secrets"].is_array())
+          throw bad(key, "entries need a string \"name\" and an array \"secrets\"");
+        UserEntry user;
+        user.name = u["name"].get<std::string>();
+        if (user.name.empty() || user.name == "*" || user.name.find(':') != std::string::npos)
+          throw bad(key, "user names must be non-empty, not \"*\", and without ':'");
+        for (const auto& [k, v] : u.items())
+          if (k != "name" && k != "secrets" && k != "rate_limit")
+            throw bad(key, "user '" + user.name + "' has an unknown key \"" + k + "\" (name, secrets, rate_limit)");
+        for (const auto& h : u["secrets"]) {
+          if (!h.is_string()) throw bad(key, "user '" + user.name + "': secrets must be strings");
+          try {
+            CheckSecretHash(h.get<std::string>());
+          } catch (const Error& e) {
+            // Never echo the value: it may be a password pasted in clear by mistake.
+            throw bad(key, "user '" + user.name + "': " + e.what());
+          }
+          user.secrets.push_back(h.get<std::string>());
+        }
+        if (user.secrets.empty()) throw bad(key, "user '" + user.name + "' has no secret");
+        if (u.contains("rate_limit")) user.rate_limit = ParseRateLimit(u["rate_limit"], path + ": user '" + user.name + "'");
+        for (const UserEntry& other : options->users)
+          if (other.name == user.name) throw bad(key, "user '" + user.name + "' is listed twice");
+        options->users.push_back(std::move(user));
+      }
+    } else if (key == "rate_limit") {
+      options->rate_limit = ParseRateLimit(value, path);
+    } else if (key == "cors_origins" || key == "trusted_proxies") {
+      if (!value.is_array()) throw bad(key, "must be an array of strings");
+      std::vector<std::string> list;
+      for (const auto& o : value) {
+        if (!o.is_string()) throw bad(key, "must be an array of strings");
+        list.push_back(o.get<std::string>());
+      }
+      if (key == "cors_origins") options->cors_origins = list;
+      else options->trusted_proxies = list;
+    } else if (key == "tls_cert" || key == "tls_key") {
+      if (!value.is_string()) throw bad(key, "must be a string (a PEM file)");
+      fs::path f = value.get<std::string>();
+      (key == "tls_cert" ? options->tls_cert : options->tls_key) = (f.is_relative() ? base / f : f).string();
+    } else if (key == "http_port") {
+      if (!value.is_number_integer() || value.get<int>() < -1 || value.get<int>() > 65535)
+        throw bad(key, "must be -1..65535");
+      options->http_port = value.get<int>();
+    } else if (key == "reply_budget_mb" || key == "max_read_mb") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1) throw bad(key, "must be a positive integer");
+      (key == "reply_budget_mb" ? options->reply_budget_bytes : options->max_read_bytes) = value.get<int64_t>() << 20;
+    } else if (key == "shutdown_grace_seconds") {
+      if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() > 3600) throw bad(key, "must be 0..3600");
+      options->shutdown_grace_seconds = value.get<int>();
+    } else if (key == "access_log") {
+      if (value.is_boolean()) {
+        options->access_log = value.get<bool>();
+      } else if (value.is_string()) {
+        fs::path f = value.get<std::string>();
+        options->access_log = true;
+        options->access_log_file = (f.is_relative() ? base / f : f).string();
+      } else {
+        throw bad(key, "must be true/false or a file name");
+      }
     } else {
       throw bad(key, "is not a known key (datasets, cache_mb, max_query_mb, host, port, web_root, threads, "
-                     "max_connections)");
+                     "max_connections, users, rate_limit, cors_origins, trusted_proxies, tls_cert, tls_key, "
+                     "http_port, reply_budget_mb, max_read_mb, shutdown_grace_seconds, access_log)");
     }
   }
 }
@@ -151,6 +253,8 @@ std::string ServeUsage() {
          "                  [--web-root DIR] [--cache-mb 256] [--max-query-mb 1024] [--threads N]\n"
          "                  [--io-threads 1] [--max-connections 512] [--timeout SECONDS] [--access-log]\n"
          "                  [--max-query-bytes N] [--max-blocks N] [--zip-level 1]\n"
+         "                  [--tls-cert PEM --tls-key PEM] [--http-port N] [--reply-budget-mb 512]\n"
+         "                  [--access-log-file FILE] [--shutdown-grace SECONDS]\n"
          "Serves .idx datasets over HTTP: OpenVisus mod_visus at /mod_visus, JSON at /api/v1/, web viewer at /.\n"
          "--port 0 picks a free port; the chosen address is printed on stdout.\n";
 }
@@ -158,6 +262,7 @@ std::string ServeUsage() {
 ServerOptions ParseServeArgs(int argc, char** argv, bool* help) {
   ServerOptions o;
   *help = false;
+  for (int i = 0; i < argc; ++i) o.args.push_back(argv[i]);
   std::vector<std::string> positional;
   std::vector<std::string> configs;
   // Options given on the command line win over the config file, so collect them first.
@@ -203,6 +308,17 @@ ServerOptions ParseServeArgs(int argc, char** argv, bool* help) {
     else if (key == "--threads") o.worker_threads = ParseIntIn(value, "--threads", 0, 1024);
     else if (key == "--io-threads") o.io_threads = ParseIntIn(value, "--io-threads", 1, 64);
     else if (key == "--max-connections") o.max_connections = ParseIntIn(value, "--max-connections", 1, 1000000);
+    else if (key == "--tls-cert") o.tls_cert = value;
+    else if (key == "--tls-key") o.tls_key = value;
+    else if (key == "--http-port") o.http_port = ParseIntIn(value, "--http-port", -1, 65535);
+    else if (key == "--reply-budget-mb") o.reply_budget_bytes = std::max<int64_t>(1 << 20, ParseMegabytes(value, "--reply-budget-mb"));
+    else if (key == "--max-read-mb") o.max_read_bytes = std::max<int64_t>(1 << 20, ParseMegabytes(value, "--max-read-mb"));
+    else if (key == "--min-send-kbps") o.min_send_bytes_per_second = int64_t{ParseIntIn(value, "--min-send-kbps", 1, 1 << 30)} << 10;
+    else if (key == "--shutdown-grace") o.shutdown_grace_seconds = ParseIntIn(value, "--shutdown-grace", 0, 3600);
+    else if (key == "--access-log-file") {
+      o.access_log = true;
+      o.access_log_file = value;
+    }
     else if (key == "--timeout") {
       o.read_timeout_seconds = ParseIntIn(value, "--timeout", 1, 86400);
       o.write_timeout_seconds = o.idle_timeout_seconds = o.read_timeout_seconds * 2;
@@ -210,8 +326,43 @@ ServerOptions ParseServeArgs(int argc, char** argv, bool* help) {
       throw Error(ErrorCode::kInvalidArgument, "unknown option " + key + " (see hzio serve --help)");
     }
   }
-  CheckDatasetNames(o.datasets);
+  CheckServeOptions(o);
   return o;
+}
+
+void CheckServeOptions(const ServerOptions& o) {
+  CheckDatasetNames(o.datasets);
+  Check(o.tls_cert.empty() == o.tls_key.empty(), ErrorCode::kInvalidArgument,
+        "--tls-cert and --tls-key (config tls_cert, tls_key) must be given together");
+  Check(o.http_port < 0 || !o.tls_cert.empty(), ErrorCode::kInvalidArgument,
+        "--http-port adds a plain-HTTP listener beside HTTPS; without --tls-cert use --port");
+  for (const DatasetEntry& d : o.datasets) {
+    Check(o.users.empty() ? d.readers.empty() : true, ErrorCode::kInvalidArgument,
+          "dataset '" + d.name + "' has readers but the config has no \"users\"");
+    for (const std::string& r : d.readers) {
+      bool known = r == "*";
+      for (const UserEntry& u : o.users) known |= u.name == r;
+      Check(known, ErrorCode::kInvalidArgument, "dataset '" + d.name + "' names reader '" + r + "', who is not in \"users\"");
+    }
+  }
+}
+
+std::vector<std::string> ExposureWarnings(const ServerOptions& o) {
+  std::vector<std::string> out;
+  if (IsLoopback(o.host)) return out;
+  if (o.tls_cert.empty())
+    out.push_back("warning: serving " + o.host + " without TLS: data and credentials cross the network in clear "
+                  "(give --tls-cert/--tls-key, or terminate TLS at a proxy and bind 127.0.0.1)");
+  if (o.users.empty())
+    out.push_back("warning: serving " + o.host + " without access lists: anyone who reaches the port reads every "
+                  "dataset (configure \"users\" and per-dataset \"readers\"/\"public\")");
+  else if (o.http_port >= 0)
+    out.push_back("warning: --http-port serves plain HTTP on " + o.host + ": credentials sent there cross the network in clear");
+  return out;
+}
+
+int64_t MaxReadBytes(const ServerOptions& o) {
+  return o.max_read_bytes > 0 ? o.max_read_bytes : 4 * o.max_query_bytes;
 }
 
 }  // namespace hzio::server

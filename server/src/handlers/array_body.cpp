@@ -57,10 +57,8 @@ Reply ArrayBodyReply(const std::string& compression, const DType& dtype, const P
                      const uint8_t* data, size_t size, int plain_zip_level) {
   Check(WireCodecSupported(compression), ErrorCode::kUnsupported,
         "compression(" + compression + ") cannot be encoded by this server (use raw, zip, lz4, png or jpg)");
-  CodecSpec spec = ParseWireCodec(compression);
-  if (spec.codec == Codec::kZip && ToLower(compression) == "zip") spec.zip_level = plain_zip_level;
-  Reply r;
-  r.status = 200;
+  CodecSpec spec = WireSpec(compression, plain_zip_level);
+  Reply r = ArrayHeaders(compression, dtype, nsamples, hz_layout);
   if (spec.codec == Codec::kRaw) {
     r.body.assign(reinterpret_cast<const char*>(data), size);
   } else {
@@ -68,11 +66,23 @@ Reply ArrayBodyReply(const std::string& compression, const DType& dtype, const P
     EncodeInto(spec, data, size, SampleShape{dtype, nsamples}, enc);
     r.body.assign(reinterpret_cast<const char*>(enc.data()), enc.size());
   }
+  return r;
+}
+
+CodecSpec WireSpec(const std::string& compression, int plain_zip_level) {
+  CodecSpec spec = ParseWireCodec(compression);
+  if (spec.codec == Codec::kZip && ToLower(compression) == "zip") spec.zip_level = plain_zip_level;
+  return spec;
+}
+
+Reply ArrayHeaders(const std::string& compression, const DType& dtype, const Point& nsamples, bool hz_layout) {
+  Reply r;
+  r.status = 200;
   r.Set("visus-compression", compression);
   r.Set("visus-nsamples", NsamplesText(nsamples));
   r.Set("visus-dtype", dtype.ToString());
   r.Set("visus-layout", hz_layout ? "hzorder" : "");
-  r.Set("Content-Type", ContentTypeFor(spec.codec));
+  r.Set("Content-Type", ContentTypeFor(CodecSpec::Parse(ToLower(compression)).codec));
   r.Set("Content-Transfer-Encoding", "binary");
   return r;
 }

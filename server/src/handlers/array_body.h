@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "http/message.h"
+#include "hzio/codec/codec.h"
 #include "hzio/format/dtype.h"
 #include "hzio/util/box.h"
 
@@ -23,6 +24,12 @@ bool WireCodecSupported(const std::string& compression);
 /// for codecs it cannot encode.
 Reply ArrayBodyReply(const std::string& compression, const DType& dtype, const Point& nsamples, bool hz_layout,
                      const uint8_t* data, size_t size, int plain_zip_level = 6);
+
+/// The headers of ArrayBodyReply without a body (a streamed array reply).
+Reply ArrayHeaders(const std::string& compression, const DType& dtype, const Point& nsamples, bool hz_layout);
+
+/// The codec spec of a wire `compression` name (plain `zip` at `plain_zip_level`).
+CodecSpec WireSpec(const std::string& compression, int plain_zip_level);
 
 /// "x y z" text of grid counts (x first), as `visus-nsamples` carries them.
 std::string NsamplesText(const Point& counts);

@@ -4,8 +4,10 @@
 
 #include "engine/box_reader.h"
 #include "handlers/array_body.h"
+#include "handlers/box_stream.h"
 #include "handlers/caching.h"
 #include "handlers/npy.h"
+#include "handlers/query_cost.h"
 #include "hzio/codec/codec.h"
 #include "hzio/util/strings.h"
 
@@ -34,14 +36,15 @@ std::string CommaList(const Point& p) {
 
 Reply JsonReply(const json& body) {
   Reply r;
-  r.body = body.dump();
+  // Messages echo parts of the request: invalid UTF-8 there is replaced, never a reason to throw.
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   r.Set("Content-Type", "application/json");
   return r;
 }
 
 std::string BaseUrl(const Request& request) {
   std::string host = request.Header("Host");
-  return host.empty() ? "" : "http://" + host;
+  return host.empty() ? "" : (request.secure ? "https://" : "http://") + host;
 }
 
 json DatasetMetadata(const ServedDataset& ds) {
@@ -100,7 +103,9 @@ json DatasetMetadata(const ServedDataset& ds) {
               {"mod_visus", "/mod_visus?dataset=" + ds.name}};
 }
 
-Reply Data(ServerContext& context, const Request& request, const ServedDataset& ds, const QueryString& query) {
+Reply Data(ServerContext& context, const Request& request, const std::shared_ptr<const ServedDataset>& dsp,
+           const QueryString& query) {
+  const ServedDataset& ds = *dsp;
   const IdxHeader& h = ds.dataset->header();
   BoxQuery q;
   if (std::optional<std::string> b = query.Get("box"); b && !b->empty()) {
@@ -141,15 +146,23 @@ Reply Data(ServerContext& context, const Request& request, const ServedDataset& 
   const std::string etag = MakeEtag(ds.generation, "api-data", key);
   if (EtagMatches(request, etag)) return NotModified(etag, context.options.max_age_seconds);
 
+  CheckReadCost(context, ds, resolved);
+
   std::string body;
   size_t header_size = 0;
   if (format == "npy") {
     body = NpyHeader(field.dtype.NumpyDescr(), shape);
     header_size = body.size();
   }
+  Reply r;
+  if (bytes > context.options.stream_piece_bytes && compression != "lz4") {
+    // Produced and sent piece by piece (box_stream.h); an lz4 body is one block, made whole below.
+    r.stream = std::make_shared<BoxBodyStream>(dsp, context.shared, resolved, std::move(body), compression == "zip",
+                                               context.options.wire_zip_level, context.options.stream_piece_bytes);
+    r.Set("Content-Type", compression == "zip" ? "application/zip" : "application/octet-stream");
+  } else {
   body.resize(header_size + static_cast<size_t>(bytes));
   ReadBoxCached(ds, context.cache, resolved, reinterpret_cast<uint8_t*>(body.data() + header_size));
-  Reply r;
   if (compression == "zip" || compression == "lz4") {
     CodecSpec spec = CodecSpec::Parse(compression);
     spec.zip_level = context.options.wire_zip_level;
@@ -159,6 +172,7 @@ Reply Data(ServerContext& context, const Request& request, const ServedDataset& 
   } else {
     r.body = std::move(body);
     r.Set("Content-Type", "application/octet-stream");
+  }
   }
   const Box aligned = resolved.grid.LogicBox();
   r.Set("X-Hzio-Shape", CommaList(shape));
@@ -212,7 +226,7 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     if (path == "/api/v1/health" || path == "/api/v1/health/") {
       BlockCacheStats c = context.cache.Stats();
       Reply r = JsonReply(json{{"status", "ok"},
-                               {"datasets", context.registry.all().size()},
+                               {"datasets", context.Visible(request).size()},
                                {"cache",
                                 {{"hits", c.hits},
                                  {"misses", c.misses},
@@ -224,9 +238,9 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     }
     if (path == prefix || path == prefix + "/") {
       json list = json::array();
-      for (const ServedDataset& s : context.registry.all()) {
-        json e{{"name", s.name}, {"url", BaseUrl(request) + "/mod_visus?dataset=" + s.name}};
-        if (!s.group.empty()) e["group"] = s.group;
+      for (const DatasetEntry* s : context.Visible(request)) {
+        json e{{"name", s->name}, {"url", BaseUrl(request) + "/mod_visus?dataset=" + s->name}};
+        if (!s->group.empty()) e["group"] = s->group;
         list.push_back(e);
       }
       Reply r = JsonReply(list);
@@ -240,9 +254,9 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
         data = true;
         rest.resize(rest.size() - 5);
       }
-      const ServedDataset* ds = context.registry.Find(rest);
+      std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, rest);
       if (!ds) return JsonError(404, "not_found", "no dataset named '" + rest + "'");
-      if (data) return Data(context, request, *ds, query);
+      if (data) return Data(context, request, ds, query);
       json meta = DatasetMetadata(*ds);
       meta["url"] = BaseUrl(request) + "/mod_visus?dataset=" + ds->name;
       Reply r = JsonReply(meta);
@@ -251,6 +265,7 @@ Reply HandleJsonApi(ServerContext& context, const Request& request, const QueryS
     }
     return JsonError(404, "not_found", "no API endpoint " + path);
   } catch (const Error& e) {
+    RethrowIfChanged(e);
     return JsonErrorFrom(e);
   } catch (const std::bad_alloc&) {
     return JsonError(503, "unavailable", "out of memory");

@@ -21,4 +21,10 @@ Reply JsonError(int status, const std::string& code, const std::string& message)
 int JsonErrorStatus(ErrorCode code);
 Reply JsonErrorFrom(const Error& error);
 
+/// Handlers turn errors into replies, except kChanged (the dataset committed a new version while
+/// the reply was produced): that one reaches the router, which retries once on the new version.
+inline void RethrowIfChanged(const Error& error) {
+  if (error.code() == ErrorCode::kChanged) throw error;
+}
+
 }  // namespace hzio::server

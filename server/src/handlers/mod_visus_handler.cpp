@@ -6,6 +6,7 @@
 
 #include "handlers/array_body.h"
 #include "handlers/caching.h"
+#include "handlers/json_api.h"
 #include "hzio/util/error.h"
 #include "hzio/util/percent_encoding.h"
 #include "hzio/util/strings.h"
@@ -20,15 +21,16 @@ std::string DatasetUrl(const std::string& name) {
 }
 
 // Datasets without a group first, then each group in order of first appearance (§7.3).
-std::vector<std::pair<std::string, std::vector<const ServedDataset*>>> Grouped(const DatasetRegistry& registry) {
-  std::vector<std::pair<std::string, std::vector<const ServedDataset*>>> groups{{"", {}}};
-  for (const ServedDataset& s : registry.all()) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == s.group; });
+std::vector<std::pair<std::string, std::vector<const DatasetEntry*>>> Grouped(
+    const std::vector<const DatasetEntry*>& visible) {
+  std::vector<std::pair<std::string, std::vector<const DatasetEntry*>>> groups{{"", {}}};
+  for (const DatasetEntry* s : visible) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == s->group; });
     if (it == groups.end()) {
-      groups.push_back({s.group, {}});
+      groups.push_back({s->group, {}});
       it = groups.end() - 1;
     }
-    it->second.push_back(&s);
+    it->second.push_back(s);
   }
   return groups;
 }
@@ -39,7 +41,7 @@ Reply Ping() {
   return r;
 }
 
-Reply Info(const ServerContext& context) {
+Reply Info(const ServerContext& context, const Request& request) {
   Reply r;
   r.Set("visus-config-filename", "");
   r.Set("visus-dynamic-enabled", "0");
@@ -49,7 +51,7 @@ Reply Info(const ServerContext& context) {
   r.Set("visus-cache", "");
   r.Set("visus-binary-dir", "");
   r.Set("visus-cwd", "");
-  r.Set("visus-datasets", std::to_string(context.registry.all().size()));
+  r.Set("visus-datasets", std::to_string(context.Visible(request).size()));
   r.Set("block-query-support-aggregation", "1");
   return r;
 }
@@ -69,23 +71,23 @@ std::string ReplaceUrlPlaceholders(std::string text, const QueryString& query) {
   return text;
 }
 
-Reply ModVisusList(ServerContext& context, const QueryString& query) {
+Reply ModVisusList(ServerContext& context, const Request& request, const QueryString& query) {
   std::string format = query.GetOr("format", "xml");
   if (format.empty()) format = "xml";
-  auto groups = Grouped(context.registry);
+  auto groups = Grouped(context.Visible(request));
   Reply r;
   if (format == "xml") {
     std::string xml = "<datasets>\n";
-    auto line = [&](const ServedDataset* s, const std::string& indent) {
+    auto line = [&](const DatasetEntry* s, const std::string& indent) {
       xml += indent + "<dataset name=\"" + XmlEscape(s->name) + "\" url=\"" + XmlEscape(DatasetUrl(s->name)) +
              "\" location_match=\"\" />\n";
     };
     for (const auto& [group, members] : groups) {
       if (group.empty()) {
-        for (const ServedDataset* s : members) line(s, "\t");
+        for (const DatasetEntry* s : members) line(s, "\t");
       } else {
         xml += "\t<group name=\"" + XmlEscape(group) + "\">\n";
-        for (const ServedDataset* s : members) line(s, "\t\t");
+        for (const DatasetEntry* s : members) line(s, "\t\t");
         xml += "\t</group>\n";
       }
     }
@@ -94,7 +96,7 @@ Reply ModVisusList(ServerContext& context, const QueryString& query) {
     r.Set("Content-Type", "text/xml");
   } else if (format == "json") {
     using nlohmann::json;
-    auto node = [&](const ServedDataset* s) {
+    auto node = [&](const DatasetEntry* s) {
       return json{{"name", "dataset"},
                   {"attributes",
                    {{"name", s->name},
@@ -105,10 +107,10 @@ Reply ModVisusList(ServerContext& context, const QueryString& query) {
     json root{{"name", "datasets"}, {"attributes", json::object()}, {"childs", json::array()}};
     for (const auto& [group, members] : groups) {
       if (group.empty()) {
-        for (const ServedDataset* s : members) root["childs"].push_back(node(s));
+        for (const DatasetEntry* s : members) root["childs"].push_back(node(s));
       } else {
         json g{{"name", "group"}, {"attributes", {{"name", group}}}, {"childs", json::array()}};
-        for (const ServedDataset* s : members) g["childs"].push_back(node(s));
+        for (const DatasetEntry* s : members) g["childs"].push_back(node(s));
         root["childs"].push_back(g);
       }
     }
@@ -123,7 +125,7 @@ Reply ModVisusList(ServerContext& context, const QueryString& query) {
 
 Reply ModVisusReadDataset(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const bool xml = query.GetOr("format", "") == "xml";
   std::map<std::string, std::string> key{{"format", xml ? "xml" : "text"}};
@@ -152,15 +154,17 @@ Reply HandleModVisus(ServerContext& context, const Request& request, const Query
   Reply r;
   try {
     if (action == "readdataset" || action == "read_dataset") r = ModVisusReadDataset(context, request, query);
-    else if (action == "list") r = ModVisusList(context, query);
+    else if (action == "list") r = ModVisusList(context, request, query);
     else if (action == "blockquery" || action == "rangequery") r = ModVisusBlockQuery(context, request, query);
     else if (action == "boxquery" || action == "query") r = ModVisusBoxQuery(context, request, query);
     else if (action == "ping") r = Ping();
-    else if (action == "info") r = Info(context);
+    else if (action == "info") r = Info(context, request);
     else if (action == "pointquery") r = ModVisusPointQuery(context, request, query);
     else r = HZIO_VISUS_ERROR(404, "unknown action(" + action + ")");
   } catch (const Error& e) {
-    r = HZIO_VISUS_ERROR(e.code() == ErrorCode::kTooLarge ? 413 : 500, e.what());
+    RethrowIfChanged(e);
+    r = HZIO_VISUS_ERROR(e.code() == ErrorCode::kTooLarge ? 413 : e.code() == ErrorCode::kUnavailable ? 503 : 500,
+                         e.what());
   } catch (const std::bad_alloc&) {
     r = HZIO_VISUS_ERROR(503, "out of memory");
   }

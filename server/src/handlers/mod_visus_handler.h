@@ -13,7 +13,7 @@ namespace hzio::server {
 Reply HandleModVisus(ServerContext& context, const Request& request, const QueryString& query);
 
 // The actions, exposed for tests.
-Reply ModVisusList(ServerContext& context, const QueryString& query);
+Reply ModVisusList(ServerContext& context, const Request& request, const QueryString& query);
 Reply ModVisusReadDataset(ServerContext& context, const Request& request, const QueryString& query);
 Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const QueryString& query);
 Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const QueryString& query);

@@ -8,6 +8,7 @@
 #include "engine/box_reader.h"
 #include "handlers/array_body.h"
 #include "handlers/caching.h"
+#include "handlers/json_api.h"
 #include "handlers/mod_visus_handler.h"
 #include "hzio/hz/hz_order.h"
 #include "hzio/util/error.h"
@@ -30,7 +31,7 @@ std::vector<double> Numbers(const std::string& text, size_t count, const std::st
 
 Reply ModVisusPointQuery(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const IdxHeader& header = ds->dataset->header();
   const BlockLayout& layout = ds->dataset->layout();
@@ -140,6 +141,7 @@ Reply ModVisusPointQuery(ServerContext& context, const Request& request, const Q
                       static_cast<size_t>(sb));
         }
   } catch (const Error& e) {
+    RethrowIfChanged(e);
     return VisusError(400, std::string("dataset->executePointQuery() failed ") + e.what(), __FILE__, __LINE__);
   }
   Reply r;

@@ -6,7 +6,10 @@
 
 #include "engine/box_reader.h"
 #include "handlers/array_body.h"
+#include "handlers/box_stream.h"
+#include "handlers/query_cost.h"
 #include "handlers/caching.h"
+#include "handlers/json_api.h"
 #include "handlers/mod_visus_handler.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
@@ -43,7 +46,7 @@ std::optional<int64_t> ParseTime(const std::string& text) {
 
 Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const IdxHeader& header = ds->dataset->header();
   const BlockLayout& layout = ds->dataset->layout();
@@ -114,6 +117,7 @@ Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const Q
       try {
         blocks[valid_at[k]] = CachedBlock(*ds, context.cache, field, *time, valid[k]);
       } catch (const Error& e) {
+        RethrowIfChanged(e);
         failures[valid_at[k]] = std::string(" ") + e.what();
       }
     }
@@ -148,7 +152,7 @@ Reply ModVisusBlockQuery(ServerContext& context, const Request& request, const Q
 
 Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const QueryString& query) {
   const std::string name = query.GetOr("dataset", "");
-  const ServedDataset* ds = context.registry.Find(name);
+  std::shared_ptr<const ServedDataset> ds = context.FindReadable(request, name);
   if (!ds) return HZIO_VISUS_ERROR(404, "Cannot find dataset(" + name + ")");
   const IdxHeader& header = ds->dataset->header();
 
@@ -227,11 +231,26 @@ Reply ModVisusBoxQuery(ServerContext& context, const Request& request, const Que
                                          {"compression", compression}};
   const std::string etag = MakeEtag(ds->generation, "boxquery", key);
   if (EtagMatches(request, etag)) return NotModified(etag, context.options.max_age_seconds);
+  try {
+    CheckReadCost(context, *ds, resolved);
+  } catch (const Error& e) {
+    return TooLarge(e.what(), __FILE__, __LINE__);
+  }
+  if (bytes > context.options.stream_piece_bytes && StreamableCompression(compression)) {
+    // Produced and sent piece by piece: a large reply never sits whole in memory (box_stream.h).
+    const CodecSpec spec = WireSpec(compression, context.options.wire_zip_level);
+    Reply r = ArrayHeaders(compression, field.dtype, resolved.grid.count, field.hz_layout);
+    r.stream = std::make_shared<BoxBodyStream>(ds, context.shared, resolved, "", spec.codec == Codec::kZip,
+                                               spec.zip_level, context.options.stream_piece_bytes);
+    MarkCacheable(r, etag, context.options.max_age_seconds);
+    return r;
+  }
 
   std::vector<uint8_t> data(static_cast<size_t>(bytes));
   try {
     ReadBoxCached(*ds, context.cache, resolved, data.data());
   } catch (const Error& e) {
+    RethrowIfChanged(e);
     return VisusError(400, std::string("dataset->executeBoxQuery() failed ") + e.what(), __FILE__, __LINE__);
   }
   Reply r;

@@ -17,13 +17,13 @@ namespace {
 
 constexpr int64_t kMaxStaticFileBytes = int64_t{256} << 20;
 
-Reply PlaceholderPage(const ServerContext& context) {
+Reply PlaceholderPage(const ServerContext& context, const Request& request) {
   std::string html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>hzio</title></head><body>\n"
       "<h1>hzio server</h1>\n<p>The web viewer is not installed; the datasets below are served over "
       "<code>/mod_visus</code> and <code>/api/v1/</code>.</p>\n<ul>\n";
-  for (const ServedDataset& s : context.registry.all())
-    html += "<li><a href=\"/api/v1/datasets/" + XmlEscape(s.name) + "\">" + XmlEscape(s.name) + "</a></li>\n";
+  for (const DatasetEntry* s : context.Visible(request))
+    html += "<li><a href=\"/api/v1/datasets/" + XmlEscape(s->name) + "\">" + XmlEscape(s->name) + "</a></li>\n";
   html += "</ul>\n</body></html>\n";
   Reply r;
   r.body = html;
@@ -69,18 +69,18 @@ Reply HandleStaticFile(ServerContext& context, const Request& request, const Que
   for (const std::string& seg : Split(path, '/'))
     if (seg == "..") return JsonError(400, "invalid_argument", "path '" + path + "' has a '..' segment");
   if (context.web_root.empty()) {
-    if (path == "/" || path == "/index.html") return PlaceholderPage(context);
+    if (path == "/" || path == "/index.html") return PlaceholderPage(context, request);
     return JsonError(404, "not_found", "no file " + path);
   }
   std::error_code ec;
   const fs::path root = fs::canonical(context.web_root, ec);
-  if (ec) return path == "/" ? PlaceholderPage(context) : JsonError(404, "not_found", "no file " + path);
+  if (ec) return path == "/" ? PlaceholderPage(context, request) : JsonError(404, "not_found", "no file " + path);
   fs::path target = root / fs::path(path.substr(1));
   if (fs::is_directory(target, ec)) target /= "index.html";
   const fs::path real = fs::weakly_canonical(target, ec);
   if (ec || !Inside(root, real)) return JsonError(404, "not_found", "no file " + path);
   if (!fs::is_regular_file(real, ec)) {
-    if (path == "/" || path == "/index.html") return PlaceholderPage(context);
+    if (path == "/" || path == "/index.html") return PlaceholderPage(context, request);
     return JsonError(404, "not_found", "no file " + path);
   }
   const auto size = fs::file_size(real, ec);

@@ -8,6 +8,7 @@
 namespace hzio::server {
 
 namespace net = boost::asio;
+namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
 namespace {
@@ -25,8 +26,9 @@ const std::string& BusyReply() {
 
 }  // namespace
 
-Listener::Listener(net::io_context& ioc, Strand strand, std::shared_ptr<SharedState> state)
-    : ioc_(ioc), state_(std::move(state)), acceptor_(strand), retry_timer_(strand) {}
+Listener::Listener(net::io_context& ioc, Strand strand, std::shared_ptr<SharedState> state,
+                   std::shared_ptr<net::ssl::context> tls)
+    : ioc_(ioc), state_(std::move(state)), tls_(std::move(tls)), acceptor_(strand), retry_timer_(strand) {}
 
 int Listener::Bind(const std::string& host, int port) {
   boost::system::error_code ec;
@@ -67,14 +69,20 @@ void Listener::Accept() {
       });
       return;
     }
-    if (state_->connections.load() >= state_->context->options.max_connections) {
+    if (state_->connections.load() >= state_->options.max_connections) {
       boost::system::error_code ignored;
-      socket.non_blocking(true, ignored);
-      socket.write_some(net::buffer(BusyReply()), ignored);
+      // A TLS client cannot read a plain reply: it just sees the connection closed.
+      if (!tls_) {
+        socket.non_blocking(true, ignored);
+        socket.write_some(net::buffer(BusyReply()), ignored);
+      }
       socket.shutdown(tcp::socket::shutdown_both, ignored);
       socket.close(ignored);
+    } else if (tls_) {
+      std::make_shared<TlsSession>(beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls_),
+                                   state_)->Run();
     } else {
-      std::make_shared<HttpSession>(std::move(socket), state_)->Run();
+      std::make_shared<PlainSession>(beast::tcp_stream(std::move(socket)), state_)->Run();
     }
     Accept();
   });

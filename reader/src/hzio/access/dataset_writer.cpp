@@ -189,7 +189,8 @@ class DatasetWriter::Impl {
     FlushBlocks(rest);
     queue_->Drain();
     // Each file gets the blocks it keeps from the version it replaces, then its table.
-    for (auto& [key, file] : open_files_) {
+    for (auto& entry : open_files_) {
+      auto& file = entry.second;  // a plain reference: lambdas may not capture structured bindings (clang 14)
       ScopedFd out(::open(file.path.c_str(), O_WRONLY | O_CLOEXEC));
       if (!out.valid()) throw OsError(file.path, "cannot open for writing");
       if (file.previous.valid()) {

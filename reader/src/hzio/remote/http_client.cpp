@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
@@ -55,6 +56,11 @@ std::string HttpResponse::Header(const std::string& name) const {
 
 bool HttpResponse::HasHeader(const std::string& name) const { return headers.count(ToLower(name)) != 0; }
 
+std::string HttpClient::DefaultCaFile() {
+  const char* env = std::getenv("HZIO_CA_FILE");
+  return env ? env : "";
+}
+
 HttpClient::HttpClient() : HttpClient(Options{}) {}
 
 HttpClient::HttpClient(Options options) : options_(options) { GlobalInit(); }
@@ -104,6 +110,7 @@ HttpResponse HttpClient::Get(const std::string& url) {
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &res.headers);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+    if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
     CURLcode rc = curl_easy_perform(h);
     if (rc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res.status);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);

@@ -29,7 +29,12 @@ class HttpClient {
     long connect_timeout_ms = 10000;
     long timeout_ms = 600000;       // whole transfer (large box queries take time)
     int max_idle_handles = 16;
+    /// PEM file of the CAs that may sign an https server's certificate (a self-signed deployment);
+    /// "" = the system's store. Defaults to the HZIO_CA_FILE environment variable.
+    std::string ca_file = DefaultCaFile();
   };
+  /// $HZIO_CA_FILE, or "".
+  static std::string DefaultCaFile();
 
   HttpClient();
   explicit HttpClient(Options options);
