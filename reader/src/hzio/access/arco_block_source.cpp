@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cerrno>
 
-#include "hzio/format/arco_paths.h"
 #include "hzio/format/hzio_keys.h"
 #include "hzio/util/byte_buffer.h"
 #include "hzio/util/error.h"
@@ -82,7 +81,7 @@ std::shared_ptr<const OpenedPart> ArcoBlockSource::Part(const PartKey& key) {
     if (auto it = parts_.find(key); it != parts_.end()) return it->second;
   }
   auto part = std::make_shared<OpenedPart>(
-      OpenArcoPart(root_ + "/" + ArcoPartName(key.first, header().fields[static_cast<size_t>(key.second)].name),
+      OpenArcoPart(ArcoPartDirectory(root_, key.first, header().fields[static_cast<size_t>(key.second)].name),
                    generation_));
   // A part without a directory is not kept: a later version may add it, and looking again costs
   // one failed open.
@@ -94,7 +93,7 @@ std::shared_ptr<const OpenedPart> ArcoBlockSource::Part(const PartKey& key) {
 
 bool ArcoBlockSource::ReadBlock(const OpenedPart& part, const BlockKey& key, uint8_t* raw_target,
                                 const BlockSink& sink, size_t index) {
-  const std::string name = ArcoBlockName(key.block);
+  const std::string name = ArcoBlockInPart(key.block);
   const std::string path = part.path + "/" + name;
   const std::string where = path + ": block " + std::to_string(key.block);
   const int opened = ::openat(part.fd.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -150,7 +149,7 @@ void ArcoBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uint8_
     if (part.fd.valid() && ReadBlock(part, key, target, sink, i)) return;
     missing = true;
     EncodedBlock absent;
-    absent.where = part.path + "/" + ArcoBlockName(key.block) + ": block " + std::to_string(key.block);
+    absent.where = part.path + "/" + ArcoBlockInPart(key.block) + ": block " + std::to_string(key.block);
     sink(i, std::move(absent));
   };
   const size_t threads = options_.threads == 1 ? 1 : static_cast<size_t>(ThreadPool::Shared().size()) + 1;

@@ -1,6 +1,6 @@
 /// Blocks of an ARCO dataset (idx-format.md §4.12, `(arco) > 0`): one file per block, no
 /// header, at `<idx path without extension>/<time>/<field>/<16 hex digits in 4 groups>.bin`
-/// (format/arco_paths.h). Every payload is encoded with its field's default compression (empty =
+/// (format/arco_block_path.h). Every payload is encoded with its field's default compression (empty =
 /// raw) in its field's default layout; a missing file is an absent block (§4.6).
 ///
 /// Opening a file is what a block costs here, so a fetch spreads its blocks over the shared

@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
-#include "hzio/format/arco_paths.h"
+#include "hzio/format/arco_block_path.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -14,13 +15,7 @@ namespace hzio {
 
 namespace {
 
-constexpr char kStaged[] = ".hzio-staged";
 constexpr char kPrevious[] = ".hzio-prev";
-constexpr char kTrash[] = ".hzio-trash";
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // The directory at `path` opened for openat(), or an invalid fd when nothing is there.
 ScopedFd OpenDirectoryIfExists(const std::string& path) {
@@ -33,17 +28,25 @@ ScopedFd OpenDirectoryIfExists(const std::string& path) {
 
 }  // namespace
 
-std::string ArcoPartDirectory(const IdxHeader& header, const std::string& idx_path, int64_t time, int field) {
-  return ArcoRoot(idx_path) + "/" + ArcoPartName(time, header.fields[static_cast<size_t>(field)].name);
+std::string ArcoRoot(const std::string& idx_path) {
+  return std::filesystem::path(idx_path).replace_extension().string();
 }
 
-std::string ArcoStagedName(const std::string& part_dir) { return part_dir + kStaged; }
+// ArcoBlockPath's last four components are the block's; the two before them, the part's.
+std::string ArcoPartDirectory(const std::string& root, int64_t time, const std::string& field_name) {
+  std::string path = ArcoBlockPath(root, time, field_name, 0);
+  for (int i = 0; i < 4; ++i) path.resize(path.rfind('/'));
+  return path;
+}
+
+std::string ArcoBlockInPart(uint64_t block) {
+  const std::string path = ArcoBlockPath("", 0, "", block);
+  size_t at = path.size();
+  for (int i = 0; i < 4; ++i) at = path.rfind('/', at - 1);
+  return path.substr(at + 1);
+}
+
 std::string ArcoPreviousName(const std::string& part_dir) { return part_dir + kPrevious; }
-std::string ArcoTrashName(const std::string& part_dir) { return part_dir + kTrash; }
-
-bool IsArcoSwitchName(const std::string& name) {
-  return EndsWith(name, kStaged) || EndsWith(name, kPrevious) || EndsWith(name, kTrash);
-}
 
 int64_t ReadPartGeneration(int dir_fd, const std::string& dir_path) {
   const std::string path = dir_path + "/" + kArcoGenerationFile;
@@ -65,19 +68,6 @@ int64_t ReadPartGeneration(int dir_fd, const std::string& dir_path) {
   } catch (const Error&) {
   }
   throw Error(ErrorCode::kCorrupt, path + ": not a generation number (hzio writes one integer >= 1 there)");
-}
-
-int64_t PartGenerationAt(const std::string& dir_path) {
-  ScopedFd dir = OpenDirectoryIfExists(dir_path);
-  return dir.valid() ? ReadPartGeneration(dir.get(), dir_path) : 0;
-}
-
-void WritePartGeneration(const std::string& dir_path, int64_t generation) {
-  const std::string path = dir_path + "/" + kArcoGenerationFile;
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw OsError(path, "cannot create");
-  const std::string text = std::to_string(generation) + "\n";
-  WriteExactlyAt(fd.get(), reinterpret_cast<const uint8_t*>(text.data()), text.size(), 0, path);
 }
 
 OpenedPart OpenArcoPart(const std::string& part_dir, int64_t generation) {

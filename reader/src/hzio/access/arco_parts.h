@@ -1,5 +1,5 @@
 /// The part directories of an ARCO dataset — one field at one timestep, `<root>/<time>/<field>/`
-/// (idx-format.md §4.12, format/arco_paths.h) — and how hzio's writes replace them. ARCO block
+/// (idx-format.md §4.12, format/arco_block_path.h) — and how hzio's writes replace them. ARCO block
 /// paths are fixed by the `.idx` path, so a write cannot move to a new generation of the data
 /// directory as classic writes do (access/dataset_paths.h); it switches whole part directories:
 ///
@@ -18,7 +18,9 @@
 ///  * A writer that finds the journal of an interrupted commit rolls it back (or, when the new
 ///    `.idx` was already in place, finishes it) under the dataset's lock before doing anything.
 ///
-/// A part without a generation file (written by OpenVisus) has generation 1.
+/// A part without a generation file (written by OpenVisus) has generation 1. This file holds the
+/// reader's side of that protocol; hzio does not write ARCO datasets yet (the writer's side is the
+/// next step of the ARCO work package), so today every part has generation 1.
 #pragma once
 
 #include <cstdint>
@@ -32,22 +34,18 @@ namespace hzio {
 /// The generation file of a part directory.
 inline constexpr char kArcoGenerationFile[] = ".hzio_generation";
 
-/// `<root>/<time>/<field>` of field index `field` of `header`, whose `.idx` is `idx_path`.
-std::string ArcoPartDirectory(const IdxHeader& header, const std::string& idx_path, int64_t time, int field);
-/// The staging, previous-version and trash names of a part directory.
-std::string ArcoStagedName(const std::string& part_dir);
+/// An ARCO dataset's root: its `.idx` path without the extension ("/d/visus.idx" -> "/d/visus").
+std::string ArcoRoot(const std::string& idx_path);
+/// The one naming function (format/arco_block_path.h) split at the part directory: a block file is
+/// `ArcoPartDirectory(root, time, field) + "/" + ArcoBlockInPart(block)`.
+std::string ArcoPartDirectory(const std::string& root, int64_t time, const std::string& field_name);
+std::string ArcoBlockInPart(uint64_t block);
+/// The previous-version name of a part directory (where a commit moves the part it replaces).
 std::string ArcoPreviousName(const std::string& part_dir);
-std::string ArcoTrashName(const std::string& part_dir);
-/// Whether a directory entry name is one of those three (a leftover when no write is running).
-bool IsArcoSwitchName(const std::string& name);
 
 /// The generation of the part directory open as `dir_fd` (`dir_path` names it in errors): 1
 /// without a generation file; kCorrupt naming the file when it holds no integer >= 1.
 int64_t ReadPartGeneration(int dir_fd, const std::string& dir_path);
-/// The same by path; 0 when the directory does not exist.
-int64_t PartGenerationAt(const std::string& dir_path);
-/// Writes the generation file of a staged part directory.
-void WritePartGeneration(const std::string& dir_path, int64_t generation);
 
 /// A part directory opened for reading (O_DIRECTORY); `fd` invalid when the part has no
 /// directory. `path` is the name it was opened by (for errors).
