@@ -85,6 +85,30 @@ def kill_group(proc: subprocess.Popen):
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
+    # MPI ranks are mpiexec's children, not ours: wait until every one has exited (its locks and
+    # files closed) before anyone looks at what they left. Zombies have already exited.
+    deadline = time.monotonic() + 60
+    while _living_members(proc.pid):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes of group {proc.pid} survive SIGKILL: {_living_members(proc.pid)}")
+        time.sleep(0.02)
+
+
+def _living_members(pgid: int) -> list:
+    """PIDs of the process group's members that have not exited (not zombies), from /proc."""
+    living = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state not in ("Z", "X"):
+            living.append(int(entry))
+    return living
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """Storage faults under a running server (issues 14 and 19): block files that are truncated,
 vanish, are replaced by a directory, a FIFO or a character device while the server runs. The
-clients who ask for those blocks get a clear error naming the file (a vanished file of an unchanged
-dataset is the format's missing block), never samples; every other query, /health and /metrics
+clients who ask for those blocks get a clear error naming the file (a file missing before the
+server ever read it is the format's missing block), never samples; every other query, /health and /metrics
 keep answering; SIGTERM still stops the server within 5 s.
 
 Relies on the block reads of WP blocksource (pread, O_NONBLOCK, regular files only, kChanged): with
@@ -40,7 +40,7 @@ class StorageFaults(unittest.TestCase):
         subprocess.run([H.CLI, "convert", npy, cls.idx, "--blocksperfile", "2", "--bitsperblock", "12",
                         "--compression", "raw"], check=True, capture_output=True)
         cls.files = sorted(os.listdir(os.path.join(cls.tmp, "d")))
-        assert len(cls.files) >= 6, cls.files
+        assert len(cls.files) >= 7, cls.files
         cls.server = H.HzioServer(["d=" + cls.idx], ["--threads", "2", "--cache-mb", "1", "--timeout", "2",
                                                      "--shutdown-grace", "2"],
                                   stderr_path=os.path.join(cls.tmp, "server.log"))
@@ -78,11 +78,17 @@ class StorageFaults(unittest.TestCase):
             f.truncate(os.path.getsize(self.path(1)) // 2)
         self.assert_clear_error(self.first_block(1) + 1)
         self.assert_alive()
-        # Vanished while the header still names it: per TEAM contract 3 a missing file of an unchanged
-        # dataset is the format's missing block (idx-format.md §4.6), answered as such (404 part),
-        # never as samples.
+        # Vanished, after the server read blocks from it, while the header still names it: a fault,
+        # not the format's missing block (defaults would be wrong samples handed out as right).
+        st, _, body = S.request(self.server.port, blockquery("d", self.first_block(2)), timeout=30)
+        self.assertEqual((st, len(body)), (200, 4 << 12))
         os.remove(self.path(2))
-        st, h, body = S.request(self.server.port, blockquery("d", self.first_block(2)), timeout=30)
+        self.assert_clear_error(self.first_block(2) + 1, "vanished after its blocks were read")
+        self.assert_alive()
+        # Missing before anyone read it: indistinguishable from a sparse dataset's absent file
+        # (idx-format.md §4.6), answered as the missing block (404 part), never as samples.
+        os.remove(self.path(6))
+        st, h, body = S.request(self.server.port, blockquery("d", self.first_block(6)), timeout=30)
         self.assertEqual(st, 404)
         self.assertEqual(body, b"")
         self.assert_alive()

@@ -147,13 +147,27 @@ TEST(ClassicBlockSource, FileRemovedAfterANewIdxWasRenamedOverIsChanged) {
   EXPECT_EQ(r.data.data()[2 + 4 * 2], 22);  // (2,2): block 0
 }
 
-TEST(ClassicBlockSource, FileRemovedWithoutANewVersionMeansAbsentBlocks) {
+TEST(ClassicBlockSource, FileRemovedAfterItsBlocksWereReadWithoutANewVersionIsAnError) {
   Tiny t;
   auto ds = OpenDataset(t.idx);
-  ExpectFullLevel(*ds);
+  ExpectFullLevel(*ds);  // the second file's blocks were read
   fs::remove(t.second);
+  // Not the format's missing block: defaults would be wrong samples handed out as right.
+  EXPECT_HZIO_ERROR(ReadLevel(*ds, 4), ErrorCode::kIo, "hz/0002.bin vanished after its blocks were read",
+                    "hz.idx) is unchanged");
+  // Levels that do not touch it still read.
+  EXPECT_EQ(ReadLevel(*ds, 3).data.data()[0], 0);
+  // Put back, it is read anew.
+  fs::copy_file(testing::GoldenPath("tiny/hz/0002.bin"), t.second);
+  ExpectFullLevel(*ds);
+}
+
+TEST(ClassicBlockSource, FileMissingBeforeItWasReadMeansAbsentBlocks) {
+  Tiny t;
+  fs::remove(t.second);
+  auto ds = OpenDataset(t.idx);
   const BoxResult r = ReadLevel(*ds, 4);
-  EXPECT_EQ(r.data.data()[1 + 4 * 1], 0);
+  EXPECT_EQ(r.data.data()[1 + 4 * 1], 0);  // (1,1): block 2, absent
   EXPECT_EQ(r.data.data()[2 + 4 * 0], 2);
 }
 

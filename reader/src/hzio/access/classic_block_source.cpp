@@ -75,6 +75,12 @@ std::shared_ptr<const ClassicBlockSource::FileTable> ClassicBlockSource::LoadTab
   return table;
 }
 
+namespace {
+bool HoldsBlocks(const std::vector<BlockEntry>& entries) {
+  return std::any_of(entries.begin(), entries.end(), [](const BlockEntry& e) { return e.Present(); });
+}
+}  // namespace
+
 std::shared_ptr<const ClassicBlockSource::FileTable> ClassicBlockSource::Table(const std::string& path) {
   std::optional<Cached> cached;
   {
@@ -86,6 +92,14 @@ std::shared_ptr<const ClassicBlockSource::FileTable> ClassicBlockSource::Table(c
   }
   const std::optional<FileIdentity> now = StatIdentity(path);
   if (cached && cached->identity == now) return cached->table;
+  if (cached && !now && cached->table->file && HoldsBlocks(cached->table->entries)) {
+    // A file this source read blocks from is gone while the header still names it: a fault (deleted
+    // by hand, a failing disk), not the format's missing block. Answering defaults would hand out
+    // wrong samples as right.
+    if (Changed()) throw ChangedError(idx_path_);
+    throw Error(ErrorCode::kIo, path + " vanished after its blocks were read, while the dataset's header (" +
+                                    idx_path_ + ") is unchanged");
+  }
   // New to the cache, or the file appeared, vanished or was replaced since its table was read.
   Cached fresh{LoadTable(path), std::nullopt};
   if (fresh.table->file) fresh.identity = fresh.table->file->identity();
