@@ -3,6 +3,9 @@ written by OpenVisus 2.2.149 with its documented API — `ov.create_idx(...)` + 
 blocks of 1 MB), then `compress_dataset()` (zip) — read by `hzio read`: every level, the whole box
 and sub-boxes, every field and timestep, equal to OpenVisus's own db.read (shape, dtype, values).
 
+ARCO datasets written by `hzio convert --arco SIZE` are read by OpenVisus equal to the source
+array (and by hzio equal to OpenVisus at every level).
+
 Cases: 3-D and 2-D, float32/float64/int16/uint8[3] (a vector dtype), two fields each; and
 CreateIdx(..., arco="16kb") with two fields and two timesteps, small blocks so that there are
 many block files, absent ones outside the box included.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from interop_util import check_hzio, make_array, read_idx_geometry
@@ -74,3 +78,24 @@ def test_two_fields_two_timesteps_small_blocks(ov, tmp_path, dims):
             db.write(sources[(name, t)], field=db.getField(name), time=t)
     assert len(block_files(idx)) > 20
     check_raw_then_zip(ov, idx, sources, tmp_path)
+
+
+@pytest.mark.parametrize("dtype,dims,codec", [("float32", (70, 45, 33), "zip"), ("uint8[3]", (300, 201), "raw"),
+                                              ("int16", (64, 32, 16), "lz4"), ("float64", (90, 61), "zip")],
+                         ids=["3d-float32-zip", "2d-rgb-raw", "3d-int16-lz4", "2d-float64-zip"])
+def test_hzio_convert_arco_read_by_openvisus(ov, tmp_path, dtype, dims, codec):
+    source = make_array(dtype, dims, seed=5)
+    npy = tmp_path / "source.npy"
+    np.save(npy, source)
+    idx = tmp_path / "out" / "visus.idx"
+    args = ["convert", npy, idx, "--field", "v", "--arco", "16kb", "--compression", codec]
+    if "[" in dtype:
+        args += ["--dtype", dtype]
+    check_hzio(args)
+    text = idx.read_text()
+    arco = int(text.split("(arco)\n")[1].split()[0])  # 16 KiB rounded down to whole samples of a power of two
+    assert 8192 < arco <= 16384 and len(block_files(idx)) >= 4, text
+    db = ov.LoadDataset(str(idx))
+    got = db.read(field="v")
+    assert got.dtype == source.dtype and np.array_equal(got, source), "OpenVisus reads other values"
+    check_against_openvisus(ov, idx, {("v", 0): source}, dims, tmp_path)

@@ -86,6 +86,9 @@ SERIAL_PATHS = [
     WritePath("create", _inputs, [HZIO, "create", IDX, "--dims", "64,48,20", "--field", "a:float32", "--time", "0:3"],
               header_only=True),
     WritePath("convert_new", _inputs, [HZIO, "convert", "in/a0.npy", IDX, "--field", "a", "--time", "0"] + STORAGE),
+    # ARCO (one file per block, the .idx last): new datasets only.
+    WritePath("convert_arco_new", _inputs, [HZIO, "convert", "in/a0.npy", IDX, "--field", "a", "--time", "0",
+                                            "--arco", "16kb"]),
     WritePath("convert_overwrite", _fields_and_times,
               [HZIO, "convert", "in/a0new.npy", IDX, "--field", "a", "--time", "0", "--sync"]),
     WritePath("convert_add_field", _fields_and_times, [HZIO, "convert", "in/c1.npy", IDX, "--field", "c", "--time", "1"]),

@@ -96,7 +96,7 @@ std::shared_ptr<const ClassicBlockSource::FileTable> ClassicBlockSource::Table(c
     // A file this source read blocks from is gone while the header still names it: a fault (deleted
     // by hand, a failing disk), not the format's missing block. Answering defaults would hand out
     // wrong samples as right.
-    if (Changed()) throw ChangedError(idx_path_);
+    if (Changed()) throw DatasetChangedError(idx_path_);
     throw Error(ErrorCode::kIo, path + " vanished after its blocks were read, while the dataset's header (" +
                                     idx_path_ + ") is unchanged");
   }

@@ -73,6 +73,22 @@ double ParseDouble(std::string_view s, std::string_view what) {
   return v;
 }
 
+int64_t ParseByteSize(std::string_view text, std::string_view what) {
+  std::string s = ToLower(Trim(text));
+  if (!s.empty() && s.back() == 'b') s.pop_back();
+  int shift = 0;
+  if (const size_t unit = s.empty() ? std::string::npos : std::string("kmgt").find(s.back()); unit != std::string::npos) {
+    shift = 10 * (1 + static_cast<int>(unit));
+    s.pop_back();
+  }
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  Check(!s.empty() && ec == std::errc() && end == s.data() + s.size() && n > 0 && n < (int64_t{1} << (62 - shift)),
+        ErrorCode::kInvalidArgument,
+        std::string(what) + ": '" + std::string(text) + "' is not a size (such as 4096, 512k, 64m or 20g)");
+  return n << shift;
+}
+
 std::string FormatBytes(double bytes) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int u = 0;

@@ -18,6 +18,9 @@ std::string ToLower(std::string_view s);
 int64_t ParseInt64(std::string_view s, std::string_view what);
 /// Parses a whole floating-point number; throws kInvalidArgument naming `what` otherwise.
 double ParseDouble(std::string_view s, std::string_view what);
+/// A positive byte count with an optional binary suffix: "4096", "512k", "64m", "20g", "1t" (also
+/// "20gb", any case). Throws kInvalidArgument naming `what` otherwise.
+int64_t ParseByteSize(std::string_view s, std::string_view what);
 /// Human-readable size: "512 B", "1.5 MiB" (binary units, one decimal above bytes).
 std::string FormatBytes(double bytes);
 /// Escapes &, <, > and " for XML/HTML attribute values and text.
