@@ -99,3 +99,23 @@ def test_hzio_convert_arco_read_by_openvisus(ov, tmp_path, dtype, dims, codec):
     got = db.read(field="v")
     assert got.dtype == source.dtype and np.array_equal(got, source), "OpenVisus reads other values"
     check_against_openvisus(ov, idx, {("v", 0): source}, dims, tmp_path)
+
+
+def test_hzio_copy_classic_to_arco_and_back_read_by_openvisus(ov, tmp_path):
+    """`hzio copy` of OpenVisus's classic zip dataset to ARCO (raw), and of that back to classic
+    (zip, another bitsperblock): OpenVisus reads both equal to the source, hzio equal to OpenVisus."""
+    dims = (70, 45, 33)
+    source = make_array("float32", dims, seed=9)
+    classic = tmp_path / "classic" / "visus.idx"
+    ov.CreateIdx(url=str(classic), dim=3, data=source, compression=["zip"])
+    field = read_idx_geometry(classic).field_names[0]
+    arco = tmp_path / "arco" / "visus.idx"
+    check_hzio(["copy", classic, arco, "--arco", "16kb", "--compression", "raw"])
+    assert "(arco)\n16384" in arco.read_text() and len(block_files(arco)) > 4
+    assert np.array_equal(ov.LoadDataset(str(arco)).read(field=field), source)
+    check_against_openvisus(ov, arco, {(field, 0): source}, dims, tmp_path)
+    back = tmp_path / "back" / "visus.idx"
+    check_hzio(["copy", arco, back, "--compression", "zip", "--bitsperblock", "12"])
+    text = back.read_text()
+    assert "(arco)\n0" in text and "(bitsperblock)\n12" in text, text
+    assert np.array_equal(ov.LoadDataset(str(back)).read(field=field), source)

@@ -20,6 +20,7 @@ namespace hzio::cli {
 int RunInfo(int argc, char** argv);
 int RunCreate(int argc, char** argv);
 int RunConvert(int argc, char** argv);
+int RunCopy(int argc, char** argv);
 int RunRead(int argc, char** argv);
 int RunVerify(int argc, char** argv);
 int RunGc(int argc, char** argv);
