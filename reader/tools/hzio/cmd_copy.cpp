@@ -25,8 +25,9 @@ constexpr char kUsage[] =
     "keeps its compression and layout and a classic source its block geometry. --field and --time\n"
     "copy some fields and timesteps only.\n"
     "\n"
-    "Samples stream through in slabs of the slowest axis (--slab-mb, default 64): memory does not\n"
-    "grow with the dataset. DST.idx must not exist; it is renamed into place after all its data,\n"
+    "Samples stream through in pieces of the domain in hz order (--slab-mb, default 64 MiB each):\n"
+    "memory is a piece plus the destination blocks still waiting for samples. DST.idx must not\n"
+    "exist; it is renamed into place after all its data,\n"
     "so an interrupted copy leaves no dataset (running it again removes what it left).\n";
 
 }  // namespace

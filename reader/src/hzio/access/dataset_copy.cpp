@@ -8,6 +8,33 @@
 
 namespace hzio {
 
+namespace {
+
+// The pieces the copy reads: the padded domain split by the bitmask's first k bits (§2: bit i
+// halves the axis it names), k the fewest that make every piece at most `max_samples`, in hz
+// order, clipped to the box. A destination block whose region lies within one piece completes
+// with that piece; only blocks of the k coarsest levels above a block's own wait for several.
+std::vector<Box> HzPieces(const IdxHeader& h, int64_t max_samples) {
+  int k = 0;
+  for (int64_t samples = h.bitmask.PaddedBox().Size().Product(); k < h.maxh() && samples > max_samples; samples /= 2)
+    ++k;
+  std::vector<Box> out;
+  for (uint64_t i = 0; i < (uint64_t{1} << k); ++i) {
+    Box b = h.bitmask.PaddedBox();
+    for (int j = 0; j < k; ++j) {
+      const int axis = h.bitmask.axis(1 + j);
+      const int64_t mid = (b.p1[axis] + b.p2[axis]) / 2;
+      if ((i >> (k - 1 - j)) & 1) b.p1[axis] = mid;
+      else b.p2[axis] = mid;
+    }
+    b = b.Intersect(h.box);
+    if (!b.Empty()) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
 IdxHeader CopyHeader(const IdxHeader& source, const std::string& destination, const CopyOptions& options) {
   IdxHeader h = source;
   SetMetadataValue(h, kWrittenKey, std::nullopt);  // every copied part is written
@@ -47,27 +74,22 @@ int64_t CopyDataset(Dataset& source, const std::string& destination, const CopyO
   const IdxHeader h = CopyHeader(source.header(), destination, options);
   const std::vector<int64_t> times = h.time.List();
   const Point size = h.box.Size();
-  const int slow = h.dims() - 1;
   int64_t total = 0;
   for (const Field& f : h.fields) total += f.dtype.BytesFor(size.Product()) * static_cast<int64_t>(times.size());
   DatasetWriter writer(destination, h, options.writer);
   int64_t done = 0;
   for (size_t fi = 0; fi < h.fields.size(); ++fi) {
     const Field& field = h.fields[fi];
-    // Slabs of whole planes of the slowest axis, at least one plane.
-    const int64_t plane = field.dtype.BytesFor(size.Product() / size[slow]);
-    const int64_t planes = std::max<int64_t>(1, options.slab_bytes / std::max<int64_t>(1, plane));
+    const int64_t sample_bytes = std::max<int64_t>(1, field.dtype.BytesFor(1));
+    const std::vector<Box> pieces = HzPieces(h, std::max<int64_t>(1, options.slab_bytes / sample_bytes));
     for (int64_t t : times) {
-      for (int64_t z = h.box.p1[slow]; z < h.box.p2[slow]; z += planes) {
-        Box slab = h.box;
-        slab.p1[slow] = z;
-        slab.p2[slow] = std::min(h.box.p2[slow], z + planes);
+      for (const Box& piece : pieces) {
         BoxQuery q;
-        q.box = slab;
+        q.box = piece;
         q.field = field.name;
         q.time = t;
-        const BoxResult r = source.Read(q);  // full resolution: exactly the slab's samples
-        writer.Write(static_cast<int>(fi), t, slab, r.data.data());
+        const BoxResult r = source.Read(q);  // full resolution: exactly the piece's samples
+        writer.Write(static_cast<int>(fi), t, piece, r.data.data());
         done += r.data.ByteSize();
         if (options.progress) options.progress(done, total);
       }

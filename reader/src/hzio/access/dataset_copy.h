@@ -1,8 +1,10 @@
 /// `hzio copy`: a dataset re-laid out into a new one (idx-format.md §4: classic block files or ARCO
 /// one-file-per-block §4.12, another compression §5, layout, bitsperblock, blocksperfile), as
 /// OpenVisus's copyDataset/compressDataset do. The source is anything OpenDataset opens (local,
-/// mod_visus URL, remote stores); its samples stream through in slabs of the slowest axis, so
-/// memory is bounded by the slab and the writer's blocks in flight, not by the dataset. The
+/// mod_visus URL, remote stores); its samples stream through in pieces of the domain split in hz
+/// order (the bitmask's coarsest bits), so that the destination's blocks complete piece by piece:
+/// memory is the piece plus the blocks still waiting for samples, which are those of the levels
+/// coarser than a piece (about block bytes x dataset / piece; not yet constant for huge datasets). The
 /// destination is written in one transaction (DatasetWriter: data first, the `.idx` last): a crash
 /// leaves no destination, never a half-written one that looks complete.
 #pragma once
@@ -27,7 +29,7 @@ struct CopyOptions {
   std::optional<int64_t> blocks_per_file;    // default: the source's (classic), the guess otherwise
   std::vector<std::string> fields;           // empty: every field
   std::optional<std::pair<int64_t, int64_t>> times;  // inclusive; default: every declared timestep
-  int64_t slab_bytes = int64_t{64} << 20;    // source samples read per step
+  int64_t slab_bytes = int64_t{64} << 20;    // source samples read per step (a piece)
   WriterOptions writer;                      // threads, sync, wait, notify
   /// (bytes copied, bytes to copy), after each slab.
   std::function<void(int64_t, int64_t)> progress;
