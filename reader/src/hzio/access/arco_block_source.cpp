@@ -47,6 +47,7 @@ ArcoBlockSource::ArcoBlockSource(std::shared_ptr<const IdxHeader> header, std::s
     : BlockSource(std::move(header), std::move(layout), idx_path),
       idx_path_(std::move(idx_path)),
       root_(ArcoRoot(idx_path_)),
+      idx_identity_(idx_path_, idx_identity),
       generation_(Generation(this->header())),
       options_(options) {
   Check(this->header().arco > 0, ErrorCode::kInvalidArgument, idx_path_ + " is not an ARCO dataset ((arco) is 0)");
@@ -59,21 +60,11 @@ ArcoBlockSource::ArcoBlockSource(std::shared_ptr<const IdxHeader> header, std::s
     }
     max_sizes_.push_back(kMaxExpansion * DecodedBlockBytes(static_cast<int>(f)) + kMaxOverhead);
   }
-  if (idx_identity) {
-    idx_identity_ = *idx_identity;
-  } else {
-    std::optional<FileIdentity> now = StatIdentity(idx_path_);
-    Check(now.has_value(), ErrorCode::kNotFound, idx_path_ + ": no such dataset file");
-    idx_identity_ = *now;
-  }
 }
 
-std::string ArcoBlockSource::Version() const { return "idx:" + idx_identity_.ToString(); }
+std::string ArcoBlockSource::Version() const { return idx_identity_.Version(); }
 
-bool ArcoBlockSource::Changed() const {
-  const std::optional<FileIdentity> now = StatIdentity(idx_path_);
-  return !now || *now != idx_identity_;
-}
+bool ArcoBlockSource::Changed() const { return idx_identity_.Changed(); }
 
 std::shared_ptr<const OpenedPart> ArcoBlockSource::Part(const PartKey& key) {
   {

@@ -26,6 +26,7 @@
 
 #include "hzio/access/arco_parts.h"
 #include "hzio/access/block_source.h"
+#include "hzio/access/idx_identity.h"
 #include "hzio/storage/file.h"
 
 namespace hzio {
@@ -62,7 +63,7 @@ class ArcoBlockSource : public BlockSource {
 
   std::string idx_path_;
   std::string root_;
-  FileIdentity idx_identity_;
+  IdxIdentity idx_identity_;
   int64_t generation_;
   Options options_;
   std::vector<Codec> codecs_;        // per field: its default compression (§4.12)

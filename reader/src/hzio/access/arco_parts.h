@@ -19,8 +19,8 @@
 ///    `.idx` was already in place, finishes it) under the dataset's lock before doing anything.
 ///
 /// A part without a generation file (written by OpenVisus) has generation 1. This file holds the
-/// reader's side of that protocol; hzio does not write ARCO datasets yet (the writer's side is the
-/// next step of the ARCO work package), so today every part has generation 1.
+/// reader's side of that protocol. hzio writes only new ARCO datasets so far (DatasetWriter: the
+/// block files, then the `.idx`), which need no switch: every part has generation 1 today.
 #pragma once
 
 #include <cstdint>

@@ -29,6 +29,7 @@ ClassicBlockSource::ClassicBlockSource(std::shared_ptr<const IdxHeader> header, 
                                        std::string idx_path, std::optional<FileIdentity> idx_identity, Options options)
     : BlockSource(std::move(header), std::move(layout), idx_path),
       idx_path_(std::move(idx_path)),
+      idx_identity_(idx_path_, idx_identity),
       options_(options),
       files_(this->header(), [&] {
         std::string dir = std::filesystem::path(idx_path_).parent_path().string();
@@ -37,21 +38,11 @@ ClassicBlockSource::ClassicBlockSource(std::shared_ptr<const IdxHeader> header, 
       slots_(files_.blocks_per_file() * static_cast<int64_t>(this->header().fields.size())) {
   Check(this->header().arco == 0, ErrorCode::kUnsupported,
         idx_path_ + ": ARCO one-file-per-block datasets ((arco) > 0) are not supported");
-  if (idx_identity) {
-    idx_identity_ = *idx_identity;
-  } else {
-    std::optional<FileIdentity> now = StatIdentity(idx_path_);
-    Check(now.has_value(), ErrorCode::kNotFound, idx_path_ + ": no such dataset file");
-    idx_identity_ = *now;
-  }
 }
 
-std::string ClassicBlockSource::Version() const { return "idx:" + idx_identity_.ToString(); }
+std::string ClassicBlockSource::Version() const { return idx_identity_.Version(); }
 
-bool ClassicBlockSource::Changed() const {
-  const std::optional<FileIdentity> now = StatIdentity(idx_path_);
-  return !now || *now != idx_identity_;
-}
+bool ClassicBlockSource::Changed() const { return idx_identity_.Changed(); }
 
 void ClassicBlockSource::ThrowShort(const std::string& path) const {
   if (Changed()) throw DatasetChangedError(idx_path_);

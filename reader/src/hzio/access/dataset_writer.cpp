@@ -284,6 +284,11 @@ class DatasetWriter::Impl {
     return PlannedSamples(plan, header_.dims());
   }
 
+  void FillDefault(int field, uint8_t* out, size_t bytes) const {
+    const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
+    for (size_t off = 0; off < bytes; off += fill.size()) std::memcpy(out + off, fill.data(), fill.size());
+  }
+
   Pending& GetPending(int field, int64_t time, uint64_t block, bool covers_block) {
     const std::string key = Key(field, time, block);
     auto it = pending_.find(key);
@@ -308,8 +313,7 @@ class DatasetWriter::Impl {
                reinterpret_cast<const uint8_t*>(payload.data()), payload.size(), SampleShape{f.dtype, p->grid.count},
                p->samples.data(), bytes, path + ": block " + std::to_string(block));
       } else if (!covers_block) {
-        const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
-        for (size_t off = 0; off < bytes; off += fill.size()) std::memcpy(p->samples.data() + off, fill.data(), fill.size());
+        FillDefault(field, p->samples.data(), bytes);
       }
       Pending& ref = *p;
       pending_.emplace(key, std::move(p));
@@ -338,8 +342,7 @@ class DatasetWriter::Impl {
              path + ": block " + std::to_string(block));
       p->row_major = entry.row_major();
     } else if (!covers_block) {
-      const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
-      for (size_t off = 0; off < bytes; off += fill.size()) std::memcpy(p->samples.data() + off, fill.data(), fill.size());
+      FillDefault(field, p->samples.data(), bytes);
     }
     Pending& ref = *p;
     pending_.emplace(key, std::move(p));
