@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "hzio/mpi/hz_encode.h"
+#include "hzio/hz/box_encoder.h"
 #include "hzio/mpi/parallel_writer.h"
 
 namespace hzio_bench {
@@ -13,20 +13,20 @@ namespace {
 
 std::string FloorFile(const std::string& dir, int rank) { return dir + "/hzfloor_" + std::to_string(rank) + ".bin"; }
 
-hzio::mpi::HzEncoder EncoderFor(const S3dCase& c) {
+hzio::BoxEncoder EncoderFor(const S3dCase& c) {
   const hzio::IdxHeader h = hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", "visus.idx");
   const hzio::Point size = c.mine.Size();
   for (int d = 0; d < size.dims; ++d)
     if ((size[d] & (size[d] - 1)) != 0 || c.mine.p1[d] % size[d] != 0)
       throw std::runtime_error("hz floor: the box " + c.mine.ToRangesString() + " is not an aligned power-of-two cell");
-  return hzio::mpi::HzEncoder(h.bitmask, size);
+  return hzio::BoxEncoder(h.bitmask, size);
 }
 
 // Encodes `data` (row-major over the case's box) into `out`, runs back to back.
-void EncodeInto(const hzio::mpi::HzEncoder& encoder, const S3dCase& c, const uint8_t* data, int64_t sb, uint8_t* out) {
+void EncodeInto(const hzio::BoxEncoder& encoder, const S3dCase& c, const uint8_t* data, int64_t sb, uint8_t* out) {
   int64_t at = 0;
   encoder.Encode(c.mine, data, sb, c.domain, [&](uint64_t, int64_t count) {
-    const hzio::mpi::RunDestination d{out + at * sb, count};
+    const hzio::RunSpan d{out + at * sb, count};
     at += count;
     return d;
   });
@@ -52,7 +52,7 @@ void Scatter(uint8_t* dst, const uint8_t* src, const std::vector<int64_t>& order
 }  // namespace
 
 HzFloor::HzFloor(const S3dCase& c) : case_(c) {
-  const hzio::mpi::HzEncoder encoder = EncoderFor(c);
+  const hzio::BoxEncoder encoder = EncoderFor(c);
   std::vector<int64_t> index(static_cast<size_t>(c.mine.Size().Product()));
   std::iota(index.begin(), index.end(), int64_t{0});
   order_.resize(index.size());
@@ -61,7 +61,7 @@ HzFloor::HzFloor(const S3dCase& c) : case_(c) {
 }
 
 void HzFloor::Write(const std::string& dir) {
-  const hzio::mpi::HzEncoder encoder = EncoderFor(case_);  // as a writer would build it per call
+  const hzio::BoxEncoder encoder = EncoderFor(case_);  // as a writer would build it per call
   for (size_t f = 0; f < case_.fields.size(); ++f)
     EncodeInto(encoder, case_, case_.data[f].data(), case_.fields[f].dtype.SampleBytes(), encoded_[f].data());
   WriteOwnFile(FloorFile(dir, case_.rank), encoded_, case_.durable);

@@ -1,5 +1,5 @@
 // A yardstick, not a format: the least work any writer of HZ-ordered samples does. Each rank
-// HZ-encodes its own box (the gather of hzio's phase 2, HzEncoder, one per field) into memory and
+// HZ-encodes its own box (the gather of hzio's phase 2, hz/box_encoder.h, one per field) into memory and
 // writes it to a file of its own — no exchange, no aggregation, no shared file, no block table;
 // reading is the reverse (one read, one scatter into the user's arrays). Its ratio to
 // file-per-process is what the HZ reordering alone costs on a machine; hzio's ratio to it is what

@@ -2,7 +2,7 @@
 // parallel HDF5 and PnetCDF, all in one run and interleaved (method order shuffled every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
-//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants]
+//   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync [--no-direct-io]] [--variants]
 //   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
 //   --only NAME,NAME...  runs just those methods (e.g. to profile one: `--only hzio`)
 #include <mpi.h>
@@ -36,7 +36,7 @@ struct Options {
   int reps = 5;
   int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
   int64_t blocks_per_file = 0;  // 0: the header default
-  bool variants = false, levels = false, sync = false;
+  bool variants = false, levels = false, sync = false, no_direct_io = false;
   std::vector<std::string> only;  // method names to run (empty: all)
 };
 
@@ -188,6 +188,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
   std::vector<Method> methods;
   hzio::mpi::WriteOptions plain;
   plain.sync = c.durable;
+  plain.direct_io = !o.no_direct_io;
   methods.push_back({"hzio", [&](const std::string& d) { return HzioWrite(c, d, plain); }});
   // The same with MPI_Win_create windows: every transfer to another rank's aggregator is a put,
   // as between nodes (the default stores straight into aggregators on the same node).
@@ -206,7 +207,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
   if (o.variants) {
     auto with = [&](const std::string& restructure, int64_t aggs) {
       hzio::mpi::WriteOptions w;
-      w.restructure = hzio::mpi::RestructureSpec::Parse(restructure, 3);
+      w.restructure = hzio::RestructureSpec::Parse(restructure, 3);
       w.aggregators = aggs;
       return [&c, w](const std::string& d) { return HzioWrite(c, d, w); };
     };
@@ -309,6 +310,7 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) o.only = hzio::Split(argv[++i], ',');
     else if (a == "--levels") o.levels = true;
     else if (a == "--sync") o.sync = true;
+    else if (a == "--no-direct-io") o.no_direct_io = true;
     else o.op = a;
   }
   int status = 0;

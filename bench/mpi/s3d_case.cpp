@@ -5,9 +5,9 @@
 
 #include <stdexcept>
 
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 
 namespace hzio_bench {
 
@@ -36,13 +36,13 @@ S3dCase MakeCase(MPI_Comm comm, int64_t per_rank) {
   c.comm = comm;
   MPI_Comm_rank(comm, &c.rank);
   MPI_Comm_size(comm, &c.ranks);
-  const hzio::Point grid = hzio::mpi::DefaultGrid(c.ranks, 3);
+  const hzio::Point grid = hzio::DefaultGrid(c.ranks, 3);
   c.domain = hzio::Box(hzio::Point{0, 0, 0}, hzio::Point{per_rank * grid[0], per_rank * grid[1], per_rank * grid[2]});
-  c.mine = hzio::mpi::GridCell(c.domain, grid, c.rank);
+  c.mine = hzio::GridCell(c.domain, grid, c.rank);
   c.fields = hzio::mpi::ParseFieldList("pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]");
   for (size_t f = 0; f < c.fields.size(); ++f) {
     c.data.emplace_back(static_cast<size_t>(c.fields[f].dtype.BytesFor(c.mine.Size().Product())));
-    hzio::mpi::FillSynthetic(c.fields[f].dtype, static_cast<int>(f), 0, hzio::mpi::DenseGrid(c.mine), c.data.back().data());
+    hzio::FillSynthetic(c.fields[f].dtype, static_cast<int>(f), 0, hzio::DenseGrid(c.mine), c.data.back().data());
   }
   return c;
 }

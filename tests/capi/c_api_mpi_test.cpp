@@ -11,8 +11,8 @@
 
 #include "../mpi/mpi_test_support.h"
 #include "hzio/format/dtype.h"
-#include "hzio/mpi/decomposition.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/util/decomposition.h"
+#include "hzio/access/synthetic.h"
 #include "hzio_mpi.h"
 
 namespace {
@@ -76,13 +76,13 @@ void WriteCollectively(MPI_Comm comm, const std::string& path, int flags = 0) {
   ASSERT_HZIO_OK(hzio_desc_free(desc));
   const hzio::Box domain(hzio::Point(3), kDims);
   std::vector<std::vector<uint8_t>> buffers;
-  for (const hzio::Box& piece : hzio::mpi::RankPieces(domain, hzio::mpi::DefaultGrid(ranks, 3), 2, rank))
+  for (const hzio::Box& piece : hzio::RankPieces(domain, hzio::DefaultGrid(ranks, 3), 2, rank))
     for (int64_t t = 0; t < 2; ++t)
       for (int f = 0; f < 3; ++f) {
         const hzio::DType dtype = hzio::DType::Parse(kFields[f].dtype);
-        const hzio::Grid g = hzio::mpi::DenseGrid(piece);
+        const hzio::Grid g = hzio::DenseGrid(piece);
         buffers.emplace_back(static_cast<size_t>(dtype.BytesFor(g.NumSamples())));
-        hzio::mpi::FillSynthetic(dtype, f, t, g, buffers.back().data());
+        hzio::FillSynthetic(dtype, f, t, g, buffers.back().data());
         const hzio::Point size = piece.Size();
         ASSERT_HZIO_OK(hzio_writer_add(w, kFields[f].name, t, piece.p1.v.data(), size.v.data(), buffers.back().data()));
       }
@@ -108,7 +108,7 @@ TEST_P(CApiMpi, AnotherDecompositionReadsTheFormulaAtEveryLevel) {
   ASSERT_HZIO_OK(hzio_reader_get_desc(r, &desc));
   ASSERT_HZIO_OK(hzio_desc_get_maxh(desc, &maxh));
   const hzio::Box domain(hzio::Point(3), kDims);
-  const hzio::Box cell = hzio::mpi::GridCell(domain, hzio::Point{1, Ranks(), 1}, (Rank() + 1) % Ranks());
+  const hzio::Box cell = hzio::GridCell(domain, hzio::Point{1, Ranks(), 1}, (Rank() + 1) % Ranks());
   const hzio::Point size = cell.Size();
   const char* names[3] = {kFields[0].name, kFields[1].name, kFields[2].name};
   bool ok = true;
@@ -126,7 +126,7 @@ TEST_P(CApiMpi, AnotherDecompositionReadsTheFormulaAtEveryLevel) {
     // A rank whose box holds no sample of a coarse level still takes part (its box reads nothing).
     ASSERT_HZIO_OK(hzio_reader_read_fields(r, 3, names, t, level, 1, cell.p1.v.data(), size.v.data(), targets.data()));
     for (int f = 0; f < 3 && g.NumSamples() > 0; ++f) {
-      const int64_t bad = hzio::mpi::FirstSyntheticMismatch(hzio::DType::Parse(kFields[f].dtype), f, t, g,
+      const int64_t bad = hzio::FirstSyntheticMismatch(hzio::DType::Parse(kFields[f].dtype), f, t, g,
                                                             out[static_cast<size_t>(f)].data());
       EXPECT_EQ(bad, -1) << kFields[f].name << " level " << level << " rank " << Rank();
       ok = ok && bad == -1;
@@ -167,7 +167,7 @@ TEST(CApiMpiErrors, OneRanksBadInputFailsEveryRank) {
                         HZIO_ERR_NOT_FOUND, "timestep 9 is not declared");
   // The reader still works after the failures.
   ASSERT_HZIO_OK(hzio_reader_read(r, "pressure", 1, HZIO_FULL_RESOLUTION, 1, offset, count, targets));
-  EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(hzio::DType::Parse("float64"), 0, 1, hzio::mpi::DenseGrid(hzio::Box(hzio::Point(3), kDims)),
+  EXPECT_EQ(hzio::FirstSyntheticMismatch(hzio::DType::Parse("float64"), 0, 1, hzio::DenseGrid(hzio::Box(hzio::Point(3), kDims)),
                                               reinterpret_cast<const uint8_t*>(out.data())),
             -1);
   ASSERT_HZIO_OK(hzio_reader_free(r));
@@ -221,8 +221,8 @@ TEST(CApiMpiComm, SubCommunicator) {
     const int64_t offset[3] = {0, 0, 0}, count[3] = {kDims[0], kDims[1], kDims[2]};
     ASSERT_HZIO_OK(hzio_reader_read_array(r, "velocity", 1, HZIO_FULL_RESOLUTION, offset, count, 3 * kDims.Product(),
                                           8, out.data()));
-    ok = hzio::mpi::FirstSyntheticMismatch(hzio::DType::Parse("float64[3]"), 1, 1,
-                                           hzio::mpi::DenseGrid(hzio::Box(hzio::Point(3), kDims)), out.data()) == -1;
+    ok = hzio::FirstSyntheticMismatch(hzio::DType::Parse("float64[3]"), 1, 1,
+                                           hzio::DenseGrid(hzio::Box(hzio::Point(3), kDims)), out.data()) == -1;
     ASSERT_HZIO_OK(hzio_reader_free(r));
     MPI_Comm_free(&sub);
   }

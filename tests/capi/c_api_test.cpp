@@ -12,7 +12,7 @@
 #include "hzio.h"
 #include "hzio/format/dtype.h"
 #include "hzio/hz/grid.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 #include "hzio/util/error.h"
 
 namespace {
@@ -61,7 +61,7 @@ int64_t ReadAndCompare(hzio_reader* r, int f, int64_t t, const int64_t* offset, 
   void* targets[1] = {out.data()};
   const hzio_status s = hzio_reader_read(r, kFields[f].name, t, HZIO_FULL_RESOLUTION, 1, offset, count, targets);
   EXPECT_EQ(s, HZIO_OK) << hzio_last_error();
-  return s == HZIO_OK ? hzio::mpi::FirstSyntheticMismatch(dtype, f, t, g, out.data()) : 0;
+  return s == HZIO_OK ? hzio::FirstSyntheticMismatch(dtype, f, t, g, out.data()) : 0;
 }
 
 // Writes the formula's samples with the serial writer, each field and timestep in two z slabs.
@@ -76,7 +76,7 @@ void WriteDataset(const std::string& path, hzio_desc* desc, int flags = 0) {
         const hzio::DType dtype = hzio::DType::Parse(kFields[f].dtype);
         const hzio::Grid g = DenseGridOf(offset, count);
         buffers.emplace_back(static_cast<size_t>(dtype.BytesFor(g.NumSamples())));
-        hzio::mpi::FillSynthetic(dtype, f, t, g, buffers.back().data());
+        hzio::FillSynthetic(dtype, f, t, g, buffers.back().data());
         ASSERT_HZIO_OK(hzio_writer_add(w, kFields[f].name, t, offset, count, buffers.back().data()));
       }
   ASSERT_HZIO_OK(hzio_writer_write(w));
@@ -212,7 +212,7 @@ TEST(CApiSerial, RoundTripAtEveryLevel) {
         void* targets[1] = {g.NumSamples() > 0 ? out.data() : nullptr};
         ASSERT_HZIO_OK(hzio_reader_read(r, kFields[f].name, t, level, 1, offset, count, targets));
         if (g.NumSamples() == 0) continue;
-        EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(dtype, f, t, g, out.data()), -1)
+        EXPECT_EQ(hzio::FirstSyntheticMismatch(dtype, f, t, g, out.data()), -1)
             << kFields[f].name << " t=" << t << " level " << level;
         EXPECT_EQ(out.back(), 0xEE) << "wrote past the result";
       }
@@ -250,7 +250,7 @@ TEST(CApiSerial, SeveralFieldsAndBoxesInOneRead) {
   ASSERT_HZIO_OK(hzio_reader_read_fields(r, 2, names, 1, HZIO_FULL_RESOLUTION, 2, offsets, counts, out.data()));
   for (int k = 0; k < 2; ++k)
     for (int i = 0; i < 2; ++i)
-      EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(dtypes[k], field_index[k], 1, DenseGridOf(offsets + 3 * i, counts + 3 * i),
+      EXPECT_EQ(hzio::FirstSyntheticMismatch(dtypes[k], field_index[k], 1, DenseGridOf(offsets + 3 * i, counts + 3 * i),
                                                   buffers[static_cast<size_t>(2 * k + i)].data()),
                 -1)
           << names[k] << " box " << i;
@@ -271,7 +271,7 @@ TEST(CApiSerial, ArraysWithAShape) {
     for (int f = 0; f < 3; ++f) {
       const hzio::DType dtype = hzio::DType::Parse(kFields[f].dtype);
       buffers.emplace_back(static_cast<size_t>(dtype.BytesFor(all.NumSamples())));
-      hzio::mpi::FillSynthetic(dtype, f, t, all, buffers.back().data());
+      hzio::FillSynthetic(dtype, f, t, all, buffers.back().data());
       const bool vector = f == 1;
       // The vector field as 4-byte components (a leading axis of 3) at t=0, as 12-byte samples at
       // t=1; the scalar mask with a leading axis of 1 at t=1.
@@ -300,7 +300,7 @@ TEST(CApiSerial, ArraysWithAShape) {
     std::vector<uint8_t> out(static_cast<size_t>(vec.BytesFor(all.NumSamples())));
     ASSERT_HZIO_OK(hzio_reader_read_array(r, "velocity", t, HZIO_FULL_RESOLUTION, offset, scalar_shape,
                                           3 * all.NumSamples(), 4, out.data()));
-    EXPECT_EQ(hzio::mpi::FirstSyntheticMismatch(vec, 1, t, all, out.data()), -1) << "t=" << t;
+    EXPECT_EQ(hzio::FirstSyntheticMismatch(vec, 1, t, all, out.data()), -1) << "t=" << t;
   }
   for (int t = 0; t < 2; ++t) EXPECT_EQ(ReadAndCompare(r, 2, t, offset, scalar_shape), -1) << "mask t=" << t;
   std::vector<uint8_t> out(static_cast<size_t>(vec.BytesFor(all.NumSamples())));
@@ -326,7 +326,7 @@ TEST(CApiSerial, UpdateAddsTimestepsToAnExistingDataset) {
     if (t == 1) EXPECT_HZIO_STATUS(hzio_writer_create(path.c_str(), desc, 0, &w), HZIO_ERR_INVALID_ARGUMENT, "already exists");
     ASSERT_HZIO_OK(hzio_writer_create(path.c_str(), desc, t == 0 ? HZIO_SYNC : HZIO_UPDATE, &w));
     std::vector<uint8_t> data(static_cast<size_t>(f64.BytesFor(all.NumSamples())));
-    hzio::mpi::FillSynthetic(f64, 0, t, all, data.data());
+    hzio::FillSynthetic(f64, 0, t, all, data.data());
     ASSERT_HZIO_OK(hzio_writer_add(w, "pressure", t, offset, kSize, data.data()));
     ASSERT_HZIO_OK(hzio_writer_write(w));
     ASSERT_HZIO_OK(hzio_writer_free(w));

@@ -7,8 +7,8 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_paths.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/mpi/decomposition.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/util/decomposition.h"
+#include "hzio/access/synthetic.h"
 #include "support/test_support.h"
 
 namespace hzio::mpi::testing {

@@ -14,10 +14,10 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_writer.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 #include "mpi_test_support.h"
 
 namespace hzio::mpi {

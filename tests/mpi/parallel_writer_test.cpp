@@ -12,11 +12,11 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_paths.h"
 #include "hzio/access/dataset_transaction.h"
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 #include "hzio/storage/file.h"
 #include "mpi_test_support.h"
 
@@ -99,7 +99,7 @@ TEST(ParallelWriter, SamplesNobodyWritesReadBackAsTheDefault) {
         const int64_t sb = fields[static_cast<size_t>(f)].dtype.SampleBytes();
         std::vector<uint8_t> want(static_cast<size_t>(all.NumSamples() * sb));
         FillSynthetic(fields[static_cast<size_t>(f)].dtype, f, t, all, want.data());
-        const std::vector<uint8_t> fill = DefaultSample(fields[static_cast<size_t>(f)]);
+        const std::vector<uint8_t> fill = fields[static_cast<size_t>(f)].DefaultSample();
         for (int64_t z = 0; z < dims[2]; ++z)
           for (int64_t y = 0; y < dims[1]; ++y)
             for (int64_t x = 0; x < dims[0]; ++x) {

@@ -15,13 +15,15 @@ constexpr const char* kUsage =
     "  mpiexec -n N hzio-mpi write OUT.idx --dims X,Y,Z [--grid PX,PY,PZ] [--blocks-per-rank K]\n"
     "      [--fields \"pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]\"]\n"
     "      [--timesteps T] [--bitsperblock N] [--blocksperfile N] [--restructure default|expanded|AxBxC]\n"
-    "      [--aggregators K] [--compression raw|zip|lz4] [--sync] [--wait] [--json]\n"
+    "      [--aggregators K] [--compression raw|zip|lz4] [--sync [--no-direct-io]] [--wait] [--json]\n"
     "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H] [--field NAME] [--time T]\n"
     "      [--mode two-phase|one-phase] [--aggregators K] [--verify] [--json]\n"
     "\n"
     "write replaces OUT.idx as one transaction: the old dataset stays readable until the new one\n"
     "commits (a new generation of its data directory, then one rename of OUT.idx). --sync flushes\n"
-    "the data to disk first; --wait waits while another writer holds OUT.idx.lock (default: fail).\n";
+    "the data to disk first (files an aggregator writes whole go around the page cache with O_DIRECT\n"
+    "where the file system allows it; --no-direct-io keeps them buffered); --wait waits while another\n"
+    "writer holds OUT.idx.lock (default: fail).\n";
 
 }  // namespace
 

@@ -7,9 +7,9 @@
 #include "args.h"
 #include "commands.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_reader.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 #include "hzio/util/error.h"
 #include "json_report.h"
 

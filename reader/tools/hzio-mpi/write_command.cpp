@@ -7,9 +7,9 @@
 #include "args.h"
 #include "commands.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 #include "json_report.h"
@@ -40,7 +40,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
                    "restructure", "aggregators", "compression"},
-                  {"json", "sync", "wait"});
+                  {"json", "sync", "no-direct-io", "wait"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
   const std::string out = args.positional()[0];
@@ -63,6 +63,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.aggregators = args.GetInt("aggregators", 0);
   options.overwrite = true;  // a benchmark/restart tool rewrites its output (the old one stays readable until the commit)
   options.sync = args.Has("sync");
+  options.direct_io = !args.Has("no-direct-io");
   options.wait = args.Has("wait");
   options.notify = [](const std::string& note) { std::fprintf(stderr, "hzio-mpi: note: %s\n", note.c_str()); };
 

@@ -20,7 +20,7 @@ void StoreBE32(uint8_t* p, uint32_t v) {
 }  // namespace
 
 int64_t BlockTableBytes(int version, int64_t slots) {
-  if (version >= 6) return 40 + 40 * slots;
+  if (version >= 6) return BlockTableEntryOffset(slots);
   return (version == 1 ? 0 : 16) + 12 * slots;
 }
 
@@ -33,7 +33,7 @@ std::vector<BlockEntry> DecodeBlockTable(const uint8_t* bytes, int64_t length, i
   for (int64_t s = 0; s < slots; ++s) {
     BlockEntry& e = entries[static_cast<size_t>(s)];
     if (version >= 6) {
-      const uint8_t* p = bytes + 40 + 40 * s;
+      const uint8_t* p = bytes + BlockTableEntryOffset(s);
       e.offset = uint64_t{LoadBE32(p + 8)} | (uint64_t{LoadBE32(p + 12)} << 32);
       e.size = LoadBE32(p + 16);
       e.flags = LoadBE32(p + 20);
@@ -57,7 +57,7 @@ std::vector<uint8_t> EncodeBlockTable(const std::vector<BlockEntry>& entries) {
   std::vector<uint8_t> out(static_cast<size_t>(BlockTableBytes(6, static_cast<int64_t>(entries.size()))), 0);
   for (size_t s = 0; s < entries.size(); ++s) {
     const BlockEntry& e = entries[s];
-    uint8_t* p = out.data() + 40 + 40 * s;
+    uint8_t* p = out.data() + BlockTableEntryOffset(s);
     Check(e.size <= 0xffffffffu, ErrorCode::kTooLarge, "block payload over 4 GiB");
     StoreBE32(p + 8, static_cast<uint32_t>(e.offset & 0xffffffffu));
     StoreBE32(p + 12, static_cast<uint32_t>(e.offset >> 32));

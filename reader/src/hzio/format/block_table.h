@@ -24,6 +24,14 @@ struct BlockEntry {
 /// Bytes of the header of a file with `slots` = blocksperfile × nfields entries.
 int64_t BlockTableBytes(int version, int64_t slots);
 
+/// Version 6 (§4.5): a file header, then one entry per slot (field f, block position b: slot
+/// f × blocksperfile + b). Writers that fill parts of a table (several aggregators of one shared
+/// file) place them with these.
+inline constexpr int64_t kBlockTableHeaderBytes = 40;
+inline constexpr int64_t kBlockTableEntryBytes = 40;
+/// Byte offset of slot `slot`'s entry in a version-6 file.
+inline constexpr int64_t BlockTableEntryOffset(int64_t slot) { return kBlockTableHeaderBytes + kBlockTableEntryBytes * slot; }
+
 /// Decodes a header. `file_size` bounds the entries: one pointing past the end of the file, or
 /// into the header, is reported as kCorrupt naming `path` and the entry.
 std::vector<BlockEntry> DecodeBlockTable(const uint8_t* bytes, int64_t length, int version,

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "hzio/codec/codec.h"
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
 
 namespace hzio::mpi {
@@ -189,7 +189,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
   const int64_t file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
   const int64_t sb = dtype.SampleBytes();
   uint8_t* const scratch = Scratch(0, static_cast<size_t>(file_block_bytes)).data();
-  const std::vector<uint8_t> fill = DefaultSample(header.fields[static_cast<size_t>(field)]);
+  const std::vector<uint8_t> fill = header.fields[static_cast<size_t>(field)].DefaultSample();
   // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
   const int64_t unit0_needed =
       max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : unit_samples;
@@ -206,7 +206,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
                 " of field '" + header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
-      for (size_t k = i; k < j; ++k) FillSamples(out[k], wanted(k).size(), fill);  // §4.9
+      for (size_t k = i; k < j; ++k) FillWithSample(out[k], wanted(k).size(), fill);  // §4.9
       i = j;
       continue;
     }
@@ -224,7 +224,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     for (size_t k = i; k < j; ++k) {
       const BlockEntry e = source.Entry(*file, field, file_block(k));
       if (!e.Present()) {  // never written: the field's default value (§4.9)
-        FillSamples(out[k], wanted(k).size(), fill);
+        FillWithSample(out[k], wanted(k).size(), fill);
         continue;
       }
       const bool raw_hz = !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&

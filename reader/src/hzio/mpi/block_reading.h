@@ -11,7 +11,7 @@
 
 #include "hzio/access/classic_block_source.h"
 #include "hzio/hz/block_layout.h"
-#include "hzio/mpi/aggregation.h"
+#include "hzio/access/aggregation_plan.h"
 
 namespace hzio::mpi {
 

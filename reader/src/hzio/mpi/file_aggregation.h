@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hzio/format/idx_header.h"
-#include "hzio/mpi/aggregation.h"
+#include "hzio/access/aggregation_plan.h"
 
 namespace hzio::mpi {
 

@@ -4,7 +4,7 @@
 
 #include "hzio/codec/codec.h"
 #include "hzio/format/block_table.h"
-#include "hzio/mpi/block_file_io.h"
+#include "hzio/storage/block_file_write.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
 
@@ -127,11 +127,11 @@ RawPart RawFilePart(const FileAggregation& plan, const RawFileGeometry& g, int n
     }
   }
   part.table = EncodeBlockTable(entries);
-  if (slots.begin == 0 && own.begin == g.units.begin) part.pieces.push_back(PlacedSpan{0, ByteSpan{part.table.data(), 40}});
+  if (slots.begin == 0 && own.begin == g.units.begin) part.pieces.push_back(PlacedSpan{0, ByteSpan{part.table.data(), kBlockTableHeaderBytes}});
   const int64_t entries_end = part.last ? bpf : slots.end;
   for (int f = 0; f < nfields && entries_end > slots.begin; ++f) {
-    const int64_t at = 40 + 40 * (f * bpf + slots.begin);
-    part.pieces.push_back(PlacedSpan{at, ByteSpan{part.table.data() + at, 40 * (entries_end - slots.begin)}});
+    const int64_t at = BlockTableEntryOffset(f * bpf + slots.begin);
+    part.pieces.push_back(PlacedSpan{at, ByteSpan{part.table.data() + at, kBlockTableEntryBytes * (entries_end - slots.begin)}});
   }
   for (int64_t u = own.begin; u < own.end;) {
     const int64_t b = u / upb, end = std::min(own.end, (b + 1) * upb);
@@ -157,7 +157,7 @@ RawPart RawFilePart(const FileAggregation& plan, const RawFileGeometry& g, int n
 // whoever wrote them.
 int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
                             const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                            int64_t time, bool sync) {
+                            int64_t time, bool sync, DirectIo direct) {
   const int64_t bpf = plan.blocks_per_file();
   const int nfields = static_cast<int>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
@@ -193,7 +193,18 @@ int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, 
       last = last || part.last;
     }
     std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
-    WriteIntoFile(files.FilePath(g.blocks.begin, time), pieces, last ? g.end : -1, sync);
+    const std::string path = files.FilePath(g.blocks.begin, time);
+    // Every byte of the file from here (one node, or one aggregator per file): a whole-file write,
+    // direct when durable (storage/block_file_write.h).
+    std::vector<ByteSpan> whole;
+    int64_t end = 0;
+    for (const PlacedSpan& s : pieces) {
+      if (s.offset != end) break;
+      whole.push_back(s.bytes);
+      end += s.bytes.size;
+    }
+    if (last && end == g.end && whole.size() == pieces.size()) WriteWholeFile(path, whole, sync, direct);
+    else WriteIntoFile(path, pieces, last ? g.end : -1, sync);
   }
   return own_bytes;
 }
@@ -202,7 +213,7 @@ int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, 
 
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
                            const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                           int64_t time, bool sync) {
+                           int64_t time, bool sync, DirectIo direct) {
   const uint8_t* const buffer = agg >= 0 ? buffers[static_cast<size_t>(agg)] : nullptr;
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
@@ -212,7 +223,7 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
   if (plan.raw() && !plan.whole_files()) {
     int64_t written = 0;
     try {
-      if (agg >= 0) written = WriteRawSharedFiles(header, layout, files, plan, agg, buffers, time, sync);
+      if (agg >= 0) written = WriteRawSharedFiles(header, layout, files, plan, agg, buffers, time, sync, direct);
     } catch (...) {
       error = std::current_exception();
     }
@@ -261,7 +272,7 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
       if (p.whole) {
         std::vector<ByteSpan> pieces{ByteSpan{table.data(), table_bytes}};
         pieces.insert(pieces.end(), p.payloads.begin(), p.payloads.end());
-        WriteWholeFile(path, pieces, sync);
+        WriteWholeFile(path, pieces, sync, direct);
         written += table_bytes + p.bytes;
         continue;
       }
@@ -270,11 +281,11 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
       // the last block and the size, so together the sharers write every byte in any order.
       const int64_t file_slots = plan.FileBlocks(p.file).size();
       std::vector<PlacedSpan> pieces;
-      if (p.slots.begin == 0) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), 40}});
+      if (p.slots.begin == 0) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), kBlockTableHeaderBytes}});
       for (int64_t f = 0; f < nfields; ++f) {
-        const int64_t at = 40 + 40 * (f * bpf + p.slots.begin);
+        const int64_t at = BlockTableEntryOffset(f * bpf + p.slots.begin);
         const int64_t end = p.slots.end == file_slots ? bpf : p.slots.end;  // zero entries past the last block
-        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, 40 * (end - p.slots.begin)}});
+        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, kBlockTableEntryBytes * (end - p.slots.begin)}});
       }
       int64_t offset = start;
       for (const ByteSpan& s : p.payloads) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hzio/storage/block_file_write.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/file_aggregation.h"
@@ -30,6 +31,6 @@ namespace hzio::mpi {
 /// are agreed.
 int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
                            const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                           int64_t time, bool sync);
+                           int64_t time, bool sync, DirectIo direct);
 
 }  // namespace hzio::mpi

@@ -11,7 +11,7 @@
 
 #include "hzio/format/block_files.h"
 #include "hzio/mpi/block_reading.h"
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/util/buffer_pool.h"
 

@@ -28,7 +28,7 @@
 #include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
-#include "hzio/mpi/aggregation.h"
+#include "hzio/access/aggregation_plan.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/stats.h"
 

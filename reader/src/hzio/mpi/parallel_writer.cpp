@@ -10,11 +10,11 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/block_reading.h"
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/file_portions.h"
-#include "hzio/mpi/hz_encode.h"
+#include "hzio/hz/box_encoder.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
 
@@ -211,7 +211,7 @@ IoStats ParallelWriter::Write() {
 
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
-  const HzEncoder encoder(header_.bitmask, grid.cell_size());
+  const BoxEncoder encoder(header_.bitmask, grid.cell_size());
   // The part of any cell the encoder reads: the dataset box rounded out to whole subtrees.
   Box touched = header_.box;
   for (int d = 0; d < dims; ++d) {
@@ -259,11 +259,11 @@ IoStats ParallelWriter::Write() {
     if (my_agg >= 0 && !cells_cover_blocks) {
       const Span units = plan.Units(my_agg);
       std::vector<std::vector<uint8_t>> fills;
-      for (const Field& field : header_.fields) fills.push_back(DefaultSample(field));
+      for (const Field& field : header_.fields) fills.push_back(field.DefaultSample());
       for (int64_t u = units.begin; u < units.end; ++u) {
         if (!BlockTouchesBox(layout, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
         for (int f = 0; f < nfields; ++f)
-          FillSamples(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
+          FillWithSample(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
                       int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
       }
     }
@@ -297,8 +297,8 @@ IoStats ParallelWriter::Write() {
             const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
             const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
             const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
-            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunDestination{to + displacement, n};
-            return RunDestination{staging.Add(plan.Rank(agg), displacement, n * sb), n};
+            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
+            return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
           });
           rb.Release(f);  // the cell copy is no longer needed
         }
@@ -324,7 +324,8 @@ IoStats ParallelWriter::Write() {
 
     // I/O: aggregators encode and write their files (or parts of shared files).
     t0 = MPI_Wtime();
-    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync);
+    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
+                                           options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
     stats.local.io += MPI_Wtime() - t0;
   }
 

@@ -24,7 +24,7 @@
 
 #include "hzio/format/idx_header.h"
 #include "hzio/mpi/aggregation_window.h"
-#include "hzio/mpi/imposed_grid.h"
+#include "hzio/hz/imposed_grid.h"
 #include "hzio/mpi/restructure.h"
 #include "hzio/mpi/stats.h"
 
@@ -36,6 +36,8 @@ struct WriteOptions {
   bool overwrite = false;   // replace a dataset already at the path (it stays readable until the commit)
   bool sync = false;        // fsync every block file and directory before the .idx is written, and the
                             // .idx: a power cut then never leaves an .idx whose data was lost (checkpoints)
+  bool direct_io = true;    // with sync, block files a whole aggregator writes go around the page cache
+                            // (O_DIRECT, buffered where the file system refuses it; storage/block_file_write.h)
   bool wait = false;        // wait while another writer holds the dataset's lock (else kLocked)
   std::function<void(const std::string&)> notify;  // rank 0's notes (waiting for the lock, ...)
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 
 namespace hzio::mpi {
@@ -108,7 +108,7 @@ std::vector<RegularBox> Restructure(MPI_Comm comm, const ImposedGrid& grid, cons
   std::vector<std::vector<uint8_t>> defaults;
   for (const Field& f : fields) {
     sample_bytes.push_back(f.dtype.SampleBytes());
-    defaults.push_back(DefaultSample(f));
+    defaults.push_back(f.DefaultSample());
   }
 
   // The cells received here, with lazily allocated per-field buffers.

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hzio/format/field.h"
-#include "hzio/mpi/imposed_grid.h"
+#include "hzio/hz/imposed_grid.h"
 #include "hzio/util/buffer_pool.h"
 
 namespace hzio::mpi {

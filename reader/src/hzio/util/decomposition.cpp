@@ -1,4 +1,4 @@
-#include "hzio/mpi/decomposition.h"
+#include "hzio/util/decomposition.h"
 
 #include <cstdlib>
 #include <random>
@@ -7,7 +7,7 @@
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 Box GridCell(const Box& box, const Point& grid, int64_t index) {
   const int n = box.dims();
@@ -114,4 +114,4 @@ std::vector<Box> RankPieces(const Box& domain, const Point& grid, int64_t pieces
   return out;
 }
 
-}  // namespace hzio::mpi
+}  // namespace hzio

@@ -1,4 +1,4 @@
-#include "hzio/mpi/imposed_grid.h"
+#include "hzio/hz/imposed_grid.h"
 
 #include <algorithm>
 #include <bit>
@@ -6,7 +6,7 @@
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 int64_t RoundUpPow2(int64_t v) { return v <= 1 ? 1 : static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(v))); }
 
@@ -87,4 +87,4 @@ std::vector<int64_t> ImposedGrid::CellsIntersecting(const Box& box) const {
   return ids;
 }
 
-}  // namespace hzio::mpi
+}  // namespace hzio

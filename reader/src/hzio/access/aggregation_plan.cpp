@@ -1,8 +1,8 @@
-#include "hzio/mpi/aggregation.h"
+#include "hzio/access/aggregation_plan.h"
 
 #include <algorithm>
 
-namespace hzio::mpi {
+namespace hzio {
 
 namespace {
 __extension__ typedef __int128 Wide;  // products of two 64-bit counts
@@ -35,4 +35,4 @@ int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks) {
   return -1;
 }
 
-}  // namespace hzio::mpi
+}  // namespace hzio

@@ -9,7 +9,7 @@
 
 #include "hzio/util/box.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 /// Cell `index` (x fastest) of `box` split into `grid` cells per axis; the first
 /// `size % grid` cells of an axis get one extra sample.
@@ -28,4 +28,4 @@ Point ParseGrid(const std::string& text, int dims);
 /// thinner than the cut) are dropped.
 std::vector<Box> RankPieces(const Box& domain, const Point& grid, int64_t pieces_per_rank, int rank);
 
-}  // namespace hzio::mpi
+}  // namespace hzio

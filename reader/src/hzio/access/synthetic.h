@@ -9,7 +9,7 @@
 #include "hzio/format/dtype.h"
 #include "hzio/hz/grid.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 /// Fills `out` (row-major over `grid.count`, components contiguous) with the §4 values at the
 /// grid's positions. Throws kUnsupported for dtypes the formula does not cover (e.g. float16).
@@ -23,4 +23,4 @@ int64_t FirstSyntheticMismatch(const DType& dtype, int field, int64_t time, cons
 /// Dense grid covering a box (stride 1).
 Grid DenseGrid(const Box& box);
 
-}  // namespace hzio::mpi
+}  // namespace hzio

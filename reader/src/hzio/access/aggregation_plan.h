@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hzio::mpi {
+namespace hzio {
 
 /// Items [begin, end).
 struct Span {
@@ -27,4 +27,4 @@ int AggregatorRank(int64_t i, int64_t aggregators, int ranks);
 /// The aggregator hosted by `rank`, or -1.
 int64_t AggregatorOfRank(int rank, int64_t aggregators, int ranks);
 
-}  // namespace hzio::mpi
+}  // namespace hzio

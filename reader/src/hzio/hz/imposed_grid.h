@@ -11,7 +11,7 @@
 #include "hzio/hz/bitmask.h"
 #include "hzio/util/box.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 /// How the restructuring box is chosen (design.md §3 `--restructure`).
 struct RestructureSpec {
@@ -46,4 +46,4 @@ class ImposedGrid {
   Point size_, first_, count_;  // cells first_ .. first_+count_-1 per axis cover the domain
 };
 
-}  // namespace hzio::mpi
+}  // namespace hzio

@@ -1,11 +1,11 @@
-#include "hzio/mpi/synthetic.h"
+#include "hzio/access/synthetic.h"
 
 #include <cstring>
 #include <vector>
 
 #include "hzio/util/error.h"
 
-namespace hzio::mpi {
+namespace hzio {
 
 namespace {
 
@@ -79,4 +79,4 @@ int64_t FirstSyntheticMismatch(const DType& dtype, int field, int64_t time, cons
   return first;
 }
 
-}  // namespace hzio::mpi
+}  // namespace hzio

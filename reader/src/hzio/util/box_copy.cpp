@@ -1,8 +1,8 @@
-#include "hzio/mpi/box_copy.h"
+#include "hzio/util/box_copy.h"
 
 #include <cstring>
 
-namespace hzio::mpi {
+namespace hzio {
 
 void CopyRegion(const Box& src_box, const uint8_t* src, const Box& dst_box, uint8_t* dst,
                 const Box& region, int64_t sample_bytes) {
@@ -28,24 +28,6 @@ void CopyRegion(const Box& src_box, const uint8_t* src, const Box& dst_box, uint
   }
 }
 
-std::vector<uint8_t> DefaultSample(const Field& field) {
-  const DType& t = field.dtype;
-  std::vector<uint8_t> sample(static_cast<size_t>(t.SampleBytes()), 0);
-  const int64_t comp = t.bits() / 8;
-  for (int c = 0; c < t.components(); ++c) {
-    uint8_t* out = sample.data() + c * comp;
-    if (t.kind() == DType::Kind::kFloat) {
-      const double v = static_cast<double>(field.default_value);
-      if (t.bits() == 64) std::memcpy(out, &v, 8);
-      else if (t.bits() == 32) { const float f = static_cast<float>(v); std::memcpy(out, &f, 4); }
-    } else {
-      const uint64_t v = static_cast<uint64_t>(field.default_value);
-      for (int64_t i = 0; i < comp && i < 8; ++i) out[i] = static_cast<uint8_t>(v >> (8 * i));
-    }
-  }
-  return sample;
-}
-
 void FillRegion(const Box& box, uint8_t* data, const Box& region, const std::vector<uint8_t>& sample) {
   const int n = region.dims();
   if (region.Empty()) return;
@@ -55,7 +37,7 @@ void FillRegion(const Box& box, uint8_t* data, const Box& region, const std::vec
   for (;;) {
     int64_t at = 0;
     for (int d = n - 1; d >= 0; --d) at = at * bs[d] + (region.p1[d] + (d == 0 ? 0 : k[d]) - box.p1[d]);
-    FillSamples(data + at * sb, rs[0], sample);
+    FillWithSample(data + at * sb, rs[0], sample);
     int d = 1;
     for (; d < n; ++d) {
       if (++k[d] < rs[d]) break;
@@ -65,7 +47,7 @@ void FillRegion(const Box& box, uint8_t* data, const Box& region, const std::vec
   }
 }
 
-void FillSamples(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample) {
+void FillWithSample(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample) {
   if (count <= 0) return;
   bool zero = true;
   for (uint8_t b : sample) zero = zero && b == 0;
@@ -77,4 +59,4 @@ void FillSamples(uint8_t* out, int64_t count, const std::vector<uint8_t>& sample
   for (int64_t i = 0; i < count; ++i) std::memcpy(out + static_cast<size_t>(i) * n, sample.data(), n);
 }
 
-}  // namespace hzio::mpi
+}  // namespace hzio

@@ -1,0 +1,40 @@
+/// HZ encoding of an aligned power-of-two box into the hz runs of each level (idx-format.md
+/// §3.1–3.2): phase 2 of the parallel writer, and the benchmarks' HZ floor. An aligned box is a
+/// union of HZ subtrees (the longest bitmask suffix whose per-axis bit counts fit the box); inside
+/// a subtree the samples of each level form one contiguous hz run, so a box is a handful of runs
+/// per level that map onto block ranges with a single copy each. The traversal is SubtreeCoder's
+/// (tiles that stay in L1), so the speed per sample does not drop as boxes grow.
+#pragma once
+
+#include <cstdint>
+
+#include "hzio/hz/bitmask.h"
+#include "hzio/hz/subtree_coder.h"
+#include "hzio/util/box.h"
+
+namespace hzio {
+
+class BoxEncoder {
+ public:
+  /// For boxes of `box_size` samples per axis (powers of two, aligned to multiples of it).
+  BoxEncoder(const Bitmask& bitmask, const Point& box_size);
+
+  /// Number of trailing pattern positions forming one subtree.
+  int subtree_bits() const { return bits_; }
+  /// The extent of one subtree: Encode() reads only subtrees that meet `keep`, so only `keep`
+  /// rounded out to multiples of this.
+  const Point& subtree_size() const { return subtree_size_; }
+
+  /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, which is called
+  /// with (hz, count) for the rest of a run and returns memory for its first n samples (a span with
+  /// null data skips them). Subtrees with no sample in `keep` (the dataset box) are skipped.
+  /// Throws kInternal if `box` is not an aligned cell of this size.
+  void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunResolver& sink) const;
+
+ private:
+  Bitmask bitmask_;
+  Point box_size_, subtree_size_, strides_;
+  int bits_ = 0;
+};
+
+}  // namespace hzio

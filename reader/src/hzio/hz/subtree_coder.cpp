@@ -1,0 +1,361 @@
+#include "hzio/hz/subtree_coder.h"
+
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "hzio/hz/hz_order.h"
+#include "hzio/util/error.h"
+
+namespace hzio {
+
+namespace {
+
+// A tile's samples (and its offset table) should sit in L1 next to each other: 16 KiB of samples.
+constexpr int64_t kTileBytes = int64_t{16} << 10;
+
+// out[j] = src[table[j]] (gather) and dst[table[j]] = in[j] (scatter) for `kBytes`-byte samples:
+// a constant-size memcpy compiles to plain moves, where a call per sample would cost more than
+// the copy.
+template <size_t kBytes>
+void GatherFixed(uint8_t* out, const uint8_t* src, const uint32_t* table, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) std::memcpy(out + j * kBytes, src + static_cast<size_t>(table[j]) * kBytes, kBytes);
+}
+template <size_t kBytes>
+void ScatterFixed(uint8_t* dst, const uint8_t* in, const uint32_t* table, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) std::memcpy(dst + static_cast<size_t>(table[j]) * kBytes, in + j * kBytes, kBytes);
+}
+
+using Kernel = void (*)(uint8_t*, const uint8_t*, const uint32_t*, int64_t);
+
+template <bool kGather>
+Kernel FixedKernel(int64_t sb) {
+#define HZIO_KERNEL_CASE(n) \
+  case n:                   \
+    return kGather ? GatherFixed<n> : ScatterFixed<n>;
+  switch (sb) {
+    HZIO_KERNEL_CASE(1)
+    HZIO_KERNEL_CASE(2)
+    HZIO_KERNEL_CASE(3)
+    HZIO_KERNEL_CASE(4)
+    HZIO_KERNEL_CASE(6)
+    HZIO_KERNEL_CASE(8)
+    HZIO_KERNEL_CASE(12)
+    HZIO_KERNEL_CASE(16)
+    HZIO_KERNEL_CASE(24)
+    HZIO_KERNEL_CASE(32)
+    HZIO_KERNEL_CASE(40)
+    HZIO_KERNEL_CASE(48)
+    HZIO_KERNEL_CASE(56)
+    HZIO_KERNEL_CASE(64)
+    HZIO_KERNEL_CASE(72)
+    HZIO_KERNEL_CASE(80)
+    HZIO_KERNEL_CASE(88)
+    HZIO_KERNEL_CASE(96)
+    HZIO_KERNEL_CASE(128)
+    default:
+      return nullptr;
+  }
+#undef HZIO_KERNEL_CASE
+}
+
+void GatherAny(uint8_t* out, const uint8_t* src, const uint32_t* table, int64_t n, int64_t sb, Kernel k) {
+  if (k) return k(out, src, table, n);
+  for (int64_t j = 0; j < n; ++j)
+    std::memcpy(out + j * sb, src + static_cast<size_t>(table[j]) * static_cast<size_t>(sb), static_cast<size_t>(sb));
+}
+
+void ScatterAny(uint8_t* dst, const uint8_t* in, const uint32_t* table, int64_t n, int64_t sb, Kernel k) {
+  if (k) return k(dst, in, table, n);
+  for (int64_t j = 0; j < n; ++j)
+    std::memcpy(dst + static_cast<size_t>(table[j]) * static_cast<size_t>(sb), in + j * sb, static_cast<size_t>(sb));
+}
+
+// Asks for the cache lines of a tile's rows ahead of use: a tile's samples are gathered (scattered)
+// in Z order across all its rows at once, which no hardware prefetcher predicts, so without this
+// every row costs a full memory latency (measured: 92% of the gather's time on its loads).
+void PrefetchRows(const uint8_t* base, const std::vector<int64_t>& rows, int64_t row_bytes, bool for_write) {
+  for (const int64_t row : rows) {
+    const uint8_t* p = base + row;
+    for (int64_t at = 0; at < row_bytes; at += 64) {
+      if (for_write) __builtin_prefetch(p + at, 1, 3);
+      else __builtin_prefetch(p + at, 0, 1);
+    }
+    if (for_write) __builtin_prefetch(p + row_bytes - 1, 1, 3);
+    else __builtin_prefetch(p + row_bytes - 1, 0, 1);
+  }
+}
+
+}  // namespace
+
+// One level's run of the subtree being coded: where it stands and the span it is in.
+struct SubtreeCoder::Cursor {
+  uint64_t hz = 0;
+  int64_t run_left = 0;
+  uint8_t* data = nullptr;
+  int64_t span_left = 0;
+
+  // Hands the next `n` samples of the run to `fn(memory, count, first)` span by span (`first`:
+  // index of the span's first sample among the n); skipped spans are passed over.
+  template <class Fn>
+  void Take(int64_t n, int64_t sb, const RunResolver& resolve, Fn&& fn) {
+    int64_t first = 0;
+    while (n > 0) {
+      if (span_left == 0) {
+        const RunSpan s = resolve(hz, run_left);
+        Check(s.count >= 1 && s.count <= run_left, ErrorCode::kInternal,
+              "HZ coding: the resolver returned " + std::to_string(s.count) + " samples for a run of " +
+                  std::to_string(run_left));
+        data = s.data;
+        span_left = s.count;
+      }
+      const int64_t m = std::min(n, span_left);
+      if (data) {
+        fn(data, m, first);
+        data += m * sb;
+      }
+      span_left -= m;
+      run_left -= m;
+      hz += static_cast<uint64_t>(m);
+      n -= m;
+      first += m;
+    }
+  }
+};
+
+SubtreeCoder::SubtreeCoder(const Bitmask& bitmask, int level, int bits, const Point& strides, int64_t sample_bytes)
+    : bitmask_(bitmask), level_(level), bits_(bits), sample_bytes_(sample_bytes) {
+  const int n = bitmask.dims();
+  Check(level >= 0 && level <= bitmask.maxh() && bits >= 0 && bits <= level, ErrorCode::kInternal,
+        "HZ coding: subtree of " + std::to_string(bits) + " bits at level " + std::to_string(level) + " (maxh " +
+            std::to_string(bitmask.maxh()) + ")");
+  Check(sample_bytes >= 1, ErrorCode::kInternal, "HZ coding: samples of less than a byte");
+  extent_ = Point(n, 1);
+  for (int d = 0; d < n && bits > 0; ++d) extent_[d] = int64_t{1} << bitmask.Count(d, level - bits + 1, level);
+  // Z bit b (from the least significant) is pattern position level - b; it carries the bit of its
+  // axis' lattice coordinate numbered by the positions of that axis to its right (§3.1).
+  for (int b = 0; b < bits; ++b) {
+    const int p = level - b, a = bitmask.axis(p), c = bitmask.Count(a, p + 1, level);
+    axis_.push_back(a);
+    coord_bit_.push_back(c);
+    contribution_.push_back(strides[a] << c);
+  }
+  // Tiles of about kTileBytes whose offsets fit 32 bits (always, but for absurd strides).
+  int k = 0;
+  while (k < bits && (int64_t{1} << (k + 1)) * sample_bytes <= kTileBytes) ++k;
+  for (;;) {
+    int64_t span = 0;
+    for (int b = 0; b < k; ++b) span += contribution_[static_cast<size_t>(b)];
+    if (span <= std::numeric_limits<uint32_t>::max() || k == 0) break;
+    --k;
+  }
+  tile_bits_ = k;
+  // Moving from tile i-1 to tile i sets tile-index bit tz = countr_zero(i) and clears the bits
+  // below it, all of which were set: the base offset changes by contribution(tz) minus theirs.
+  int64_t below = 0;
+  for (int j = 0; j < bits - k; ++j) {
+    tile_step_.push_back(contribution_[static_cast<size_t>(k + j)] - below);
+    below += contribution_[static_cast<size_t>(k + j)];
+  }
+  tile_extent_ = Point(n, 1);
+  for (int b = 0; b < k; ++b) tile_extent_[axis_[static_cast<size_t>(b)]] *= 2;
+  // The tile's rows along axis 0 (contiguous in the usual row-major array), for prefetching.
+  tile_row_bytes_ = (strides[0] * (tile_extent_[0] - 1) + 1) * sample_bytes;
+  // In-tile hz order (§3.2 applied to the k-bit tile): index HzFromZ(q, k) holds tile-local Z q,
+  // so level t of the tile (t < k) is the contiguous segment [2^(k-t-1), 2^(k-t)).
+  const size_t tile = size_t{1} << k;
+  tile_table_.assign(tile, 0);
+  tile_points_.assign(tile * static_cast<size_t>(n), 0);
+  for (uint64_t q = 0; q < tile; ++q) {
+    const uint64_t m = HzFromZ(q, k);
+    int64_t offset = 0;
+    for (int b = 0; b < k; ++b)
+      if ((q >> b) & 1) {
+        offset += contribution_[static_cast<size_t>(b)];
+        tile_points_[m * static_cast<size_t>(n) + static_cast<size_t>(axis_[static_cast<size_t>(b)])] +=
+            static_cast<uint16_t>(1u << coord_bit_[static_cast<size_t>(b)]);
+      }
+    tile_table_[m] = static_cast<uint32_t>(offset);
+    bool row_start = true;
+    for (int b = 0; b < k; ++b) row_start = row_start && !(((q >> b) & 1) && axis_[static_cast<size_t>(b)] == 0);
+    if (row_start) tile_rows_.push_back(offset * sample_bytes);
+  }
+}
+
+int SubtreeCoder::FittingBits(const Bitmask& bitmask, int level, const Point& box_extent) {
+  int bits = 0;
+  while (bits < level) {
+    bool fits = true;
+    for (int d = 0; d < bitmask.dims(); ++d)
+      if ((int64_t{1} << bitmask.Count(d, level - bits, level)) > box_extent[d]) fits = false;
+    if (!fits) break;
+    ++bits;
+  }
+  return bits;
+}
+
+uint64_t SubtreeCoder::RunStart(uint64_t z, int t) const {
+  return (z >> (t + 1)) + (uint64_t{1} << (level_ - t - 1));
+}
+
+uint64_t SubtreeCoder::RootHz(uint64_t z) const { return HzFromZ(z, level_); }
+
+uint64_t SubtreeCoder::SubtreeZ(const Point& origin) const {
+  return bitmask_.Interleave(origin) >> (bitmask_.maxh() - level_);
+}
+
+int64_t SubtreeCoder::CoarseOffset(uint64_t local_z) const {
+  int64_t offset = 0;
+  for (uint64_t rest = local_z; rest != 0; rest &= rest - 1)
+    offset += contribution_[static_cast<size_t>(std::countr_zero(rest))];
+  return offset;
+}
+
+Point SubtreeCoder::LocalPoint(uint64_t local_z) const {
+  Point p(bitmask_.dims());
+  for (uint64_t rest = local_z; rest != 0; rest &= rest - 1) {
+    const size_t b = static_cast<size_t>(std::countr_zero(rest));
+    p[axis_[b]] += int64_t{1} << coord_bit_[b];
+  }
+  return p;
+}
+
+bool SubtreeCoder::TileInside(uint64_t tile, const Box& clip, bool* partial) const {
+  const Point lo = LocalPoint(tile << tile_bits_);
+  bool whole = true;
+  for (int d = 0; d < bitmask_.dims(); ++d) {
+    const int64_t hi = lo[d] + tile_extent_[d];
+    if (hi <= clip.p1[d] || lo[d] >= clip.p2[d]) return false;
+    whole = whole && lo[d] >= clip.p1[d] && hi <= clip.p2[d];
+  }
+  *partial = !whole;
+  return true;
+}
+
+void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink) const {
+  const int k = tile_bits_;
+  const int64_t sb = sample_bytes_;
+  const Kernel kernel = FixedKernel<true>(sb);
+  const uint64_t z = SubtreeZ(origin);
+  std::vector<Cursor> cursors(static_cast<size_t>(bits_));
+  for (int t = 0; t < bits_; ++t) cursors[static_cast<size_t>(t)] = Cursor{RunStart(z, t), RunLength(t)};
+  const uint64_t tiles = uint64_t{1} << (bits_ - k);
+  const auto next_base = [&](uint64_t tile, int64_t base) {
+    return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
+  };
+  int64_t base = 0;
+  for (uint64_t tile = 0; tile < tiles; ++tile) {
+    if (tile > 0) base = next_base(tile, base);
+    if (tile + 1 < tiles) PrefetchRows(at_origin + next_base(tile + 1, base) * sb, tile_rows_, tile_row_bytes_, false);
+    const uint8_t* src = at_origin + base * sb;
+    for (int t = 0; t < k; ++t) {
+      const int64_t n = int64_t{1} << (k - t - 1);
+      const uint32_t* table = tile_table_.data() + n;
+      cursors[static_cast<size_t>(t)].Take(n, sb, sink, [&](uint8_t* out, int64_t m, int64_t first) {
+        GatherAny(out, src, table + first, m, sb, kernel);
+      });
+    }
+  }
+  // The coarse levels: the tiles' roots, local Z (2j+1)·2^t for level t >= k.
+  for (int t = k; t < bits_; ++t)
+    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, sink, [&](uint8_t* out, int64_t m, int64_t first) {
+      for (int64_t j = 0; j < m; ++j) {
+        const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
+        std::memcpy(out + j * sb, at_origin + CoarseOffset(local) * sb, static_cast<size_t>(sb));
+      }
+    });
+  Cursor root{RootHz(z), 1};
+  root.Take(1, sb, sink, [&](uint8_t* out, int64_t, int64_t) { std::memcpy(out, at_origin, static_cast<size_t>(sb)); });
+}
+
+void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& clip, const RunResolver& source) const {
+  const int k = tile_bits_, n = bitmask_.dims();
+  const int64_t sb = sample_bytes_;
+  const Kernel kernel = FixedKernel<false>(sb);
+  const uint64_t z = SubtreeZ(origin);
+  const auto inside = [&](const Point& p) {
+    for (int d = 0; d < n; ++d)
+      if (p[d] < clip.p1[d] || p[d] >= clip.p2[d]) return false;
+    return true;
+  };
+  Cursor root{RootHz(z), 1};
+  root.Take(1, sb, source, [&](uint8_t* in, int64_t, int64_t) {
+    if (inside(Point(n))) std::memcpy(at_origin, in, static_cast<size_t>(sb));
+  });
+  std::vector<Cursor> cursors(static_cast<size_t>(bits_));
+  for (int t = 0; t < bits_; ++t) cursors[static_cast<size_t>(t)] = Cursor{RunStart(z, t), RunLength(t)};
+  for (int t = k; t < bits_; ++t)
+    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
+      for (int64_t j = 0; j < m; ++j) {
+        const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
+        if (inside(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
+      }
+    });
+  const uint64_t tiles = uint64_t{1} << (bits_ - k);
+  const auto next_base = [&](uint64_t tile, int64_t base) {
+    return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
+  };
+  int64_t base = 0;
+  for (uint64_t tile = 0; tile < tiles; ++tile) {
+    if (tile > 0) base = next_base(tile, base);
+    if (tile + 1 < tiles) PrefetchRows(at_origin + next_base(tile + 1, base) * sb, tile_rows_, tile_row_bytes_, true);
+    bool partial = false;
+    const bool any = TileInside(tile, clip, &partial);
+    uint8_t* dst = at_origin + base * sb;
+    const Point tile_origin = partial ? LocalPoint(tile << k) : Point(n);
+    for (int t = 0; t < k; ++t) {
+      const int64_t count = int64_t{1} << (k - t - 1);
+      const uint32_t* table = tile_table_.data() + count;
+      cursors[static_cast<size_t>(t)].Take(count, sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
+        if (!any) return;
+        if (!partial) return ScatterAny(dst, in, table + first, m, sb, kernel);
+        for (int64_t j = 0; j < m; ++j) {  // a tile across the clip's border: sample by sample
+          const uint16_t* local = tile_points_.data() + static_cast<size_t>(count + first + j) * static_cast<size_t>(n);
+          Point p = tile_origin;
+          for (int d = 0; d < n; ++d) p[d] += local[d];
+          if (inside(p))
+            std::memcpy(dst + static_cast<int64_t>(table[first + j]) * sb, in + j * sb, static_cast<size_t>(sb));
+        }
+      });
+    }
+  }
+}
+
+void SubtreeCoder::ForEachNeededRun(const Point& origin, const Box& clip,
+                                    const std::function<void(uint64_t, int64_t)>& need) const {
+  const int k = tile_bits_, n = bitmask_.dims();
+  const uint64_t z = SubtreeZ(origin);
+  // Pending piece per level, flushed when the next needed piece does not continue it.
+  std::vector<std::pair<uint64_t, int64_t>> pending(static_cast<size_t>(bits_), {0, 0});
+  const auto add = [&](int t, uint64_t hz, int64_t count) {
+    auto& p = pending[static_cast<size_t>(t)];
+    if (p.second > 0 && p.first + static_cast<uint64_t>(p.second) == hz) {
+      p.second += count;
+      return;
+    }
+    if (p.second > 0) need(p.first, p.second);
+    p = {hz, count};
+  };
+  const auto inside = [&](const Point& p) {
+    for (int d = 0; d < n; ++d)
+      if (p[d] < clip.p1[d] || p[d] >= clip.p2[d]) return false;
+    return true;
+  };
+  if (inside(Point(n))) need(RootHz(z), 1);
+  for (int t = k; t < bits_; ++t)
+    for (int64_t j = 0; j < RunLength(t); ++j)
+      if (inside(LocalPoint((2 * static_cast<uint64_t>(j) + 1) << t))) add(t, RunStart(z, t) + static_cast<uint64_t>(j), 1);
+  const uint64_t tiles = uint64_t{1} << (bits_ - k);
+  for (uint64_t tile = 0; tile < tiles; ++tile) {
+    bool partial = false;
+    if (!TileInside(tile, clip, &partial)) continue;
+    for (int t = 0; t < k; ++t) {
+      const int64_t count = int64_t{1} << (k - t - 1);
+      add(t, RunStart(z, t) + tile * static_cast<uint64_t>(count), count);
+    }
+  }
+  for (const auto& [hz, count] : pending)
+    if (count > 0) need(hz, count);
+}
+
+}  // namespace hzio

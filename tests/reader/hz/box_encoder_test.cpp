@@ -1,0 +1,141 @@
+// HZ encoding of aligned boxes (hz/box_encoder.h) against the per-sample HZ address of
+// idx-format.md §3.1–3.2 (HzFromPoint, what the serial engine's tables are built from): every
+// sample lands at its own hz, for restructuring cells of every shape and for boxes larger than any
+// former offset table (subtrees of more than 2^21 samples), with sinks that cut runs anywhere.
+#include "hzio/hz/box_encoder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "hzio/hz/hz_order.h"
+#include "hzio/hz/imposed_grid.h"
+#include "hzio/util/error.h"
+
+namespace hzio {
+namespace {
+
+// Every sample of an aligned box appears exactly once, at the hz its position has.
+TEST(BoxEncoder, RunsHoldEverySampleAtItsHzAddress) {
+  for (const char* bits : {"V0120120120", "V0101010", "V2102100", "V00112"}) {
+    const Bitmask bm = Bitmask::Parse(bits);
+    const int n = bm.dims();
+    for (int shape = 0; shape < 4; ++shape) {
+      Point size(n);
+      for (int d = 0; d < n; ++d) size[d] = std::max<int64_t>(1, bm.pow2()[d] >> ((shape + d) % 3));
+      const ImposedGrid grid(bm, bm.PaddedBox(), size);
+      const BoxEncoder enc(bm, grid.cell_size());
+      for (int64_t id = 0; id < grid.num_cells(); ++id) {
+        const Box box = grid.CellBox(id);
+        const int64_t count = box.Size().Product();
+        std::vector<uint32_t> data(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) {
+          Point p(n);
+          int64_t r = i;
+          for (int d = 0; d < n; ++d) {
+            p[d] = box.p1[d] + r % box.Size()[d];
+            r /= box.Size()[d];
+          }
+          data[static_cast<size_t>(i)] = static_cast<uint32_t>(HzFromPoint(bm, p));
+        }
+        // The sink hands out at most `chunk` samples at a time, so runs are also split.
+        for (const int64_t chunk : {int64_t{1} << 40, int64_t{3}}) {
+          std::vector<uint32_t> out;
+          std::vector<uint64_t> addresses;
+          int64_t seen = 0;
+          uint64_t pending_hz = 0;
+          int64_t pending = 0;
+          const auto check_pending = [&] {
+            for (int64_t j = 0; j < pending; ++j)
+              EXPECT_EQ(out[static_cast<size_t>(j)], pending_hz + static_cast<uint64_t>(j))
+                  << bits << " box " << box.ToRangesString();
+            for (int64_t j = 0; j < pending; ++j) addresses.push_back(pending_hz + static_cast<uint64_t>(j));
+            seen += pending;
+          };
+          out.resize(static_cast<size_t>(std::min<int64_t>(chunk, count)));
+          enc.Encode(box, reinterpret_cast<const uint8_t*>(data.data()), 4, box, [&](uint64_t hz, int64_t want) {
+            check_pending();  // the previous destination is complete when the sink is called again
+            pending_hz = hz;
+            pending = std::min<int64_t>(want, static_cast<int64_t>(out.size()));
+            return RunSpan{reinterpret_cast<uint8_t*>(out.data()), pending};
+          });
+          check_pending();
+          std::sort(addresses.begin(), addresses.end());
+          EXPECT_EQ(std::unique(addresses.begin(), addresses.end()) - addresses.begin(), count) << bits;
+          EXPECT_EQ(seen, count) << bits << " chunk " << chunk;
+        }
+      }
+    }
+  }
+}
+
+// A box of 2^22 samples (one subtree) and a half of the domain: the run of every level holds
+// exactly the samples of that level in hz order, for 8- and 24-byte samples.
+TEST(BoxEncoder, LargeBoxesEqualThePerSampleAddress) {
+  const Bitmask bm = Bitmask::Parse("V012012012012012012012012");  // 256^3
+  for (const Point size : {Point{256, 128, 128}, Point{64, 64, 64}}) {
+    const BoxEncoder enc(bm, size);
+    const Box box(Point{0, 0, 0}, size);
+    const int64_t count = size.Product();
+    std::vector<uint64_t> hz_of(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      const Point p{i % size[0], i / size[0] % size[1], i / size[0] / size[1]};
+      hz_of[static_cast<size_t>(i)] = HzFromPoint(bm, p);
+    }
+    for (const int64_t sb : {int64_t{8}, int64_t{24}}) {
+      std::vector<uint8_t> data(static_cast<size_t>(count * sb));
+      for (int64_t i = 0; i < count; ++i) {
+        std::memcpy(data.data() + i * sb, &hz_of[static_cast<size_t>(i)], 8);
+        std::memset(data.data() + i * sb + 8, static_cast<int>(i & 0x7F), static_cast<size_t>(sb - 8));
+      }
+      // Runs go back to back into `out`; each call's (hz, first slot, count) is checked afterwards.
+      std::vector<uint8_t> out(data.size());
+      struct Handed {
+        uint64_t hz;
+        int64_t first, count;
+      };
+      std::vector<Handed> handed;
+      int64_t at = 0, bad = 0;
+      enc.Encode(box, data.data(), sb, box, [&](uint64_t hz, int64_t want) {
+        handed.push_back({hz, at, want});
+        const RunSpan span{out.data() + at * sb, want};
+        at += want;
+        return span;
+      });
+      ASSERT_EQ(at, count);
+      EXPECT_LE(handed.size(), 64u) << "one run per level of each subtree";
+      for (const Handed& h : handed)
+        for (int64_t j = 0; j < h.count; ++j) {
+          const uint8_t* sample = out.data() + (h.first + j) * sb;
+          uint64_t got = 0;
+          std::memcpy(&got, sample, 8);
+          if (got != h.hz + static_cast<uint64_t>(j) && ++bad < 5)
+            ADD_FAILURE() << "hz " << h.hz + static_cast<uint64_t>(j) << " holds the sample of hz " << got;
+          if (sb > 8 && j == 0) {  // the rest of the sample came along with it
+            const int64_t i = static_cast<int64_t>(std::find(hz_of.begin(), hz_of.end(), got) - hz_of.begin());
+            ASSERT_EQ(sample[8], static_cast<uint8_t>(i & 0x7F));
+          }
+        }
+      EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
+TEST(BoxEncoder, RefusesUnalignedBoxes) {
+  const Bitmask bm = Bitmask::Parse("V012012012");
+  const BoxEncoder enc(bm, Point{4, 4, 4});
+  std::vector<uint8_t> data(64 * 4);
+  try {
+    enc.Encode(Box(Point{2, 0, 0}, Point{6, 4, 4}), data.data(), 4, bm.PaddedBox(),
+               [&](uint64_t, int64_t n) { return RunSpan{nullptr, n}; });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInternal);
+    EXPECT_NE(std::string(e.what()).find("not an aligned cell"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hzio
