@@ -6,7 +6,9 @@ side in one run (issue 2, design.md §7). Writes bench/core/RESULTS.md.
         --hzio build/reader/tools/hzio [--size 512] [--repeat 5]
 
 OpenVisus writes the dataset (raw, row-major, its default layout); both libraries then read those
-same files from the page cache, full resolution and coarser levels. Writes: both write the same
+same files from the page cache, full resolution and coarser levels. The same array is also stored
+as ARCO (one file per block: `ov.create_idx` + `db.write`, raw, and `compress_dataset()`, zip) and
+classic zip, each read by both libraries. Writes: both write the same
 in-memory array with the same bitsperblock/blocksperfile, raw and zip; and `hzio convert` of the
 same array as a .npy file (page cache) is timed end to end as a scientist would run it. Every figure is a median of
 --repeat runs; ratios are computed from medians measured in this run.
@@ -275,6 +277,29 @@ def main():
         hz = hzio(args.bench, "read", idx, "--level", h, "--repeat", rep)
         read_rows.append((h, hz["samples"], ov_s, hz["median_s"]))
 
+    # --- the same array stored classic vs ARCO (one file per block, idx-format.md §4.12) --------------
+    # OpenVisus's documented API writes the ARCO copies: ov.create_idx (1 MB blocks) + db.write
+    # (raw), and the same again + compress_dataset() (zip). Every row reads those very files with
+    # both libraries, full resolution and a coarse level.
+    layouts = [("classic raw", idx), ("classic zip", os.path.join(zip_dir, "visus.idx"))]
+    for codec in ("raw", "zip"):
+        arco_idx = os.path.join(work, f"arco_{codec}", "visus.idx")
+        shutil.rmtree(os.path.dirname(arco_idx), ignore_errors=True)
+        adb = ov.create_idx(url=arco_idx, shape=a.shape, fields=[ov.Field("data", "float32")])
+        adb.write(a)
+        if codec == "zip":
+            ov.LoadDataset(arco_idx).compress_dataset()
+        layouts.append((f"ARCO {codec} (1 MB blocks)", arco_idx))
+    layout_rows = []
+    for name, path in layouts:
+        ldb = ov.LoadDataset(path)
+        assert np.array_equal(ldb.read(), a), name
+        for h in (maxh, maxh - 6):
+            ldb.read(max_resolution=h)  # warm
+            ov_s = median_time(lambda: ldb.read(max_resolution=h), rep)
+            hz = hzio(args.bench, "read", path, "--level", h, "--repeat", rep)
+            layout_rows.append((name, h, ov_s, hz["median_s"]))
+
     # --- report -----------------------------------------------------------------------------------
     full_hz = read_rows[0][3]
     lines = [
@@ -298,6 +323,14 @@ def main():
     for h, samples, ov_s, hz_s in read_rows:
         lines.append(f"| {h} | {samples} | {ov_s:.4f} | {hz_s:.4f} | {ov_s / hz_s:.1f}x | "
                      f"{samples * 4 / hz_s / 1e9:.2f} | {hz_s / full_hz:.3f} |")
+    lines += ["", "Classic vs ARCO: the same array in each layout, read by both libraries (box query of the "
+              "whole dataset at level H; ARCO written by `ov.create_idx` + `db.write`, zip by "
+              "`compress_dataset()`).", "",
+              "| layout | level H | OpenVisus (s) | hzio (s) | hzio speed-up | hzio GB/s |", "|---|---|---|---|---|---|"]
+    for name, h, ov_s, hz_s in layout_rows:
+        samples = [r[1] for r in read_rows if r[0] == h]
+        gbs = f"{samples[0] * 4 / hz_s / 1e9:.2f}" if samples else "-"
+        lines.append(f"| {name} | {h} | {ov_s:.4f} | {hz_s:.4f} | {ov_s / hz_s:.1f}x | {gbs} |")
     mc = memcpy["median_s"]
     lines += ["", f"memcpy of {nbytes / 2**20:.0f} MiB (pre-touched buffers): {mc:.4f} s "
               f"({nbytes / mc / 1e9:.2f} GB/s); hzio full-resolution read = "

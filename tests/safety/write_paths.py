@@ -36,6 +36,12 @@ def _convert(d: Path, name: str, field: str, time: int):
     run([HZIO, "convert", f"in/{name}.npy", IDX, "--field", field, "--time", time] + STORAGE, cwd=d)
 
 
+def _copy_source(d: Path):
+    """A classic source dataset outside data/ (the copy's destination is data/ds.idx)."""
+    _inputs(d)
+    run([HZIO, "convert", "in/a0.npy", "in/src.idx", "--field", "a", "--time", "0"] + STORAGE, cwd=d)
+
+
 def _fields_and_times(d: Path):
     """a@0, a@1 and b@0 (written in three commits: new, a timestep, a field)."""
     _inputs(d)
@@ -86,6 +92,12 @@ SERIAL_PATHS = [
     WritePath("create", _inputs, [HZIO, "create", IDX, "--dims", "64,48,20", "--field", "a:float32", "--time", "0:3"],
               header_only=True),
     WritePath("convert_new", _inputs, [HZIO, "convert", "in/a0.npy", IDX, "--field", "a", "--time", "0"] + STORAGE),
+    # ARCO (one file per block, the .idx last): new datasets only.
+    WritePath("convert_arco_new", _inputs, [HZIO, "convert", "in/a0.npy", IDX, "--field", "a", "--time", "0",
+                                            "--arco", "16kb"]),
+    WritePath("copy_to_arco", _copy_source, [HZIO, "copy", "in/src.idx", IDX, "--arco", "16kb"]),
+    WritePath("copy_to_classic", _copy_source, [HZIO, "copy", "in/src.idx", IDX, "--compression", "lz4",
+                                                "--bitsperblock", "9", "--blocksperfile", "2"]),
     WritePath("convert_overwrite", _fields_and_times,
               [HZIO, "convert", "in/a0new.npy", IDX, "--field", "a", "--time", "0", "--sync"]),
     WritePath("convert_add_field", _fields_and_times, [HZIO, "convert", "in/c1.npy", IDX, "--field", "c", "--time", "1"]),

@@ -170,6 +170,26 @@ def make_datasets(folder):
     return out
 
 
+def make_arco_datasets(folder):
+    """ARCO datasets (one file per block, idx-format.md §4.12) written by OpenVisus's own API."""
+    out = {}
+    # ov.create_idx (1 MB blocks) + db.write: raw blocks, several of them.
+    shape = (30, 72, 100)
+    db = ov.create_idx(url=folder + "/arco/visus.idx", shape=shape, fields=[ov.Field("temperature", "float32")])
+    db.write(synthetic(shape, np.float32))
+    out["arco"] = folder + "/arco/visus.idx"
+    # Small blocks, two fields (one a vector) and two timesteps, then compress_dataset(): zip.
+    db = ov.CreateIdx(url=folder + "/arcozip/visus.idx", dims=[40, 26, 9], arco="4kb", time=[0, 1, "%00000d/"],
+                      fields=[ov.Field("pressure", "float32"), ov.Field("color", "uint8[3]")])
+    for t in range(2):
+        db.write(synthetic((9, 26, 40), np.float32, 0, t), field=db.getField("pressure"), time=t)
+        rgb = np.stack([synthetic((9, 26, 40), np.uint8, c, t) for c in range(3)], axis=-1)
+        db.write(rgb, field=db.getField("color"), time=t)
+    ov.LoadDataset(folder + "/arcozip/visus.idx").compress_dataset()
+    out["arcozip"] = folder + "/arcozip/visus.idx"
+    return out
+
+
 def load(path_or_url):
     return ov.LoadDataset(path_or_url)
 

@@ -1,6 +1,7 @@
 """The OpenVisus client reads through hzio-server exactly what OpenVisus reads from the files:
 every dataset, field and timestep, every level, whole and sub-boxes; with server-side box queries,
-with block queries (createAccessForBlockQuery) and with the client's block cache (cached=1)."""
+with block queries (createAccessForBlockQuery) and with the client's block cache (cached=1). ARCO
+datasets (one file per block) among them."""
 import os
 import shutil
 import tempfile
@@ -17,6 +18,7 @@ class OpenVisusClientThroughHzio(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="hzio_server_ov_")
         cls.paths = dict(H.golden_datasets())
         cls.paths.update(H.make_datasets(cls.tmp))
+        cls.paths.update(H.make_arco_datasets(cls.tmp))
         cls.server = H.HzioServer(["%s=%s" % kv for kv in cls.paths.items()])
 
     @classmethod
@@ -66,7 +68,7 @@ class OpenVisusClientThroughHzio(unittest.TestCase):
                 self.compare(name, ("block",))
 
     def test_cached_block_access(self):
-        for name in ("rgb", "vol", "multi", "hz16"):
+        for name in ("rgb", "vol", "multi", "hz16", "arco", "arcozip"):
             with self.subTest(dataset=name):
                 self.compare(name, ("cached",))
 

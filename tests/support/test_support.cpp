@@ -2,9 +2,13 @@
 
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <random>
 
+#include "hzio/access/arco_parts.h"
+#include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
+#include "hzio/format/arco_block_path.h"
 #include "hzio/format/idx_header.h"
 
 namespace hzio::testing {
@@ -42,6 +46,41 @@ void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 std::string CopyGolden(const TempDir& dir, const std::string& name) {
   fs::copy(GoldenPath(name), dir.path() / name, fs::copy_options::recursive);
   return (dir.path() / name / "visus.idx").string();
+}
+
+std::string ArcoCopyOfGolden(const TempDir& dir, const std::string& idx_rel, const std::string& name) {
+  std::shared_ptr<BlockSource> classic = OpenDataset(GoldenPath(idx_rel))->block_source();
+  IdxHeader h = classic->header();
+  int64_t max_sample = 1;
+  for (const Field& f : h.fields) max_sample = std::max(max_sample, f.dtype.BytesFor(1));
+  h.arco = (int64_t{1} << h.bits_per_block) * max_sample;
+  h.blocks_per_file = 1;
+  const std::string idx = dir.File(name + ".idx");
+  std::ofstream(idx, std::ios::binary) << h.ToText();
+  const std::string root = ArcoRoot(idx);
+  for (int f = 0; f < static_cast<int>(h.fields.size()); ++f) {
+    const Codec codec = CodecSpec::Parse(h.fields[static_cast<size_t>(f)].compression).codec;
+    for (int64_t t : h.time.List()) {
+      std::vector<BlockKey> keys;
+      for (uint64_t b = 0; b < classic->layout().total_blocks(); ++b) keys.push_back(BlockKey{f, t, b});
+      std::mutex mu;  // the sink may run on several threads
+      std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+      classic->Fetch(keys, [&](size_t i, EncodedBlock&& block) {
+        if (!block.present) return;
+        // ARCO has no per-block codec or layout: the copy is only faithful when they are the field's.
+        Check(block.codec == codec && block.row_major == !h.fields[static_cast<size_t>(f)].hz_layout,
+              ErrorCode::kInternal, block.where + ": not stored with its field's default codec and layout");
+        const std::string path = ArcoBlockPath(root, t, h.fields[static_cast<size_t>(f)].name, keys[i].block);
+        std::lock_guard<std::mutex> lock(mu);
+        files.emplace_back(path, std::vector<uint8_t>(block.data, block.data + block.size));
+      });
+      for (const auto& [path, bytes] : files) {
+        fs::create_directories(fs::path(path).parent_path());
+        WriteBytes(path, bytes);
+      }
+    }
+  }
+  return idx;
 }
 
 float SyntheticValue(int64_t x, int64_t y, int64_t z, int64_t t) {

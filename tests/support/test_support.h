@@ -41,6 +41,11 @@ void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes);
 /// returns the copy's visus.idx.
 std::string CopyGolden(const TempDir& dir, const std::string& name);
 
+/// Writes golden dataset `idx_rel` (e.g. "lz/visus.idx") again as an ARCO dataset (idx-format.md
+/// §4.12) `name`.idx in `dir`: the same header with `(arco)` = its block's bytes (so the same
+/// bitsperblock), every stored block payload copied as it is to its ARCO file. Returns the .idx.
+std::string ArcoCopyOfGolden(const TempDir& dir, const std::string& idx_rel, const std::string& name);
+
 /// design.md §4 for float dtypes, field 0, component 0.
 float SyntheticValue(int64_t x, int64_t y, int64_t z, int64_t t);
 

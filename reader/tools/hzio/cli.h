@@ -21,6 +21,7 @@ namespace hzio::cli {
 int RunInfo(int argc, char** argv);
 int RunCreate(int argc, char** argv);
 int RunConvert(int argc, char** argv);
+int RunCopy(int argc, char** argv);
 int RunRead(int argc, char** argv);
 int RunVerify(int argc, char** argv);
 int RunGc(int argc, char** argv);
@@ -47,8 +48,9 @@ struct StorageOptions {
   int bits_per_block = 0;           // 0 = min(maxh, 16)
   std::optional<int64_t> blocks_per_file;
   bool compression_given = false, layout_given = false;
+  int64_t arco = 0;                 // > 0: ARCO, one file per block of at most this many bytes (§4.12)
 };
-/// Declares --compression, --layout, --bitsperblock, --blocksperfile.
+/// Declares --compression, --layout, --bitsperblock, --blocksperfile, --arco.
 void AddStorageOptions(Args& args);
 StorageOptions ReadStorageOptions(const Args& args);
 

@@ -26,7 +26,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: hzio convert INPUT OUT.idx [--dims X,Y[,Z] --dtype DTYPE] [--field NAME] [--time T]\n"
     "                    [--compression raw|zip|lz4|png|jpg|zfp] [--layout hzorder|rowmajor]\n"
-    "                    [--bitsperblock N] [--blocksperfile N] [--threads N] [--wait] [--sync]\n"
+    "                    [--bitsperblock N] [--blocksperfile N] [--arco SIZE] [--threads N] [--wait] [--sync]\n"
     "\n"
     "Writes an array into a dataset. INPUT is a .npy file (C order, little-endian u1..u8, i1..i8,\n"
     "f4, f8; shape (nz, ny, nx) or (ny, nx)), or raw samples (x fastest) with --dims and --dtype,\n"
@@ -47,6 +47,10 @@ constexpr char kUsage[] =
     "OpenVisus does, and the storage options (as `hzio create`): --compression zip (default, as\n"
     "OpenVisus's CreateIdx with data), --layout rowmajor (default, OpenVisus v6), --bitsperblock\n"
     "(default min(maxh, 16)), --blocksperfile (default: one file per timestep below 2 GiB).\n"
+    "--arco SIZE (1mb as OpenVisus's create_idx, 512kb, or bytes) writes an ARCO dataset instead:\n"
+    "one file per block of at most SIZE bytes, OUT/<time>/<field>/xxxx/xxxx/xxxx/xxxx.bin beside\n"
+    "OUT.idx (idx-format.md §4.12). hzio writes ARCO datasets whole: an existing one cannot be\n"
+    "changed yet.\n"
     "A last axis of extent 1 (a (1, ny, nx) array) is dropped: the dataset is 2-D (§8.6).\n"
     "If OUT.idx exists, the array becomes field --field at timestep --time of it. A timestep it\n"
     "does not declare yet is added (the dataset needs a time template: create it with --time);\n"
@@ -188,6 +192,7 @@ void CheckStorageMatches(const Args& args, const StorageOptions& s, const IdxHea
     throw mismatch("--compression", "field '" + f.name + "' uses " + (f.compression.empty() ? "raw" : f.compression));
   if (s.layout_given && s.hz_layout != f.hz_layout)
     throw mismatch("--layout", std::string("field '") + f.name + "' is " + (f.hz_layout ? "hzorder" : "rowmajor"));
+  if (s.arco > 0 && h.arco == 0) throw mismatch("--arco", "a classic dataset, not ARCO");
   if (s.bits_per_block != 0 && s.bits_per_block != h.bits_per_block)
     throw mismatch("--bitsperblock", "bitsperblock " + std::to_string(h.bits_per_block));
   if (s.blocks_per_file && *s.blocks_per_file != h.blocks_per_file &&

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "hzio/access/dataset.h"
+#include "hzio/format/arco_block_path.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/hzio_keys.h"
 #include "hzio/util/error.h"
@@ -44,6 +45,7 @@ FileCount CountFiles(const IdxHeader& header, const BlockLayout& layout) {
     const auto total = static_cast<int64_t>(layout.total_blocks());
     c.per_timestep = (total + bpf - 1) / bpf;
   }
+  if (header.arco > 0) c.per_timestep *= static_cast<int64_t>(header.fields.size());  // a file per field, too
   return c;
 }
 
@@ -115,6 +117,7 @@ void PrintJson(const Dataset& dataset) {
   j.Key("blocksperfile").Int(h.blocks_per_file);
   j.Key("total_blocks").Int(static_cast<int64_t>(layout.total_blocks()));
   j.Key("filename_template").String(h.filename_template);
+  j.Key("arco").Int(h.arco);
   if (const auto& c = h.pidx_chunking) {  // how the files store it (format/pidx_chunking.h)
     j.Key("pidx_chunking").BeginObject();
     j.Key("chunk").IntArray(ToVector(c->chunk));
@@ -191,7 +194,12 @@ void PrintText(const Dataset& dataset) {
   std::printf("bitsperblock   %d  (%lld samples per block, %llu blocks)\n", h.bits_per_block,
               static_cast<long long>(layout.samples_per_block()), static_cast<unsigned long long>(layout.total_blocks()));
   std::printf("blocksperfile  %lld\n", static_cast<long long>(h.blocks_per_file));
-  std::printf("file template  %s\n", h.filename_template.c_str());
+  // ARCO (§4.12): one file per block at a fixed place; the template is not used.
+  if (h.arco > 0)
+    std::printf("layout         ARCO, one file per block of at most %lld bytes: %s\n", static_cast<long long>(h.arco),
+                ArcoBlockPath("<name>", 0, "<field>", 1).c_str());
+  else
+    std::printf("file template  %s\n", h.filename_template.c_str());
   if (const auto& c = h.pidx_chunking)
     std::printf("PIDX chunked   chunks of %s samples; stored (bits) %s + chunk bits %s, (bitsperblock) %d;\n"
                 "               restructure box %s; read-only\n",

@@ -74,7 +74,7 @@ std::string FormatShape(const std::vector<int64_t>& shape) {
 }
 
 void AddStorageOptions(Args& args) {
-  args.Option("--compression").Option("--layout").Option("--bitsperblock").Option("--blocksperfile");
+  args.Option("--compression").Option("--layout").Option("--bitsperblock").Option("--blocksperfile").Option("--arco");
 }
 
 StorageOptions ReadStorageOptions(const Args& args) {
@@ -112,6 +112,16 @@ StorageOptions ReadStorageOptions(const Args& args) {
   s.blocks_per_file = args.GetInt("--blocksperfile", -1, int64_t{1} << 26);
   if (s.blocks_per_file && *s.blocks_per_file == 0)
     throw args.Usage("option '--blocksperfile' must be -1 (one file) or >= 1");
+  if (std::optional<std::string> a = args.Get("--arco")) {
+    try {
+      s.arco = ParseByteSize(*a, "option '--arco'");
+    } catch (const Error& e) {
+      throw args.Usage(e.what());
+    }
+    // ARCO derives both from the block size (idx-format.md §1.7 step 9).
+    if (s.bits_per_block != 0 || s.blocks_per_file)
+      throw args.Usage("option '--arco' sets bitsperblock and blocksperfile itself: drop --bitsperblock/--blocksperfile");
+  }
   return s;
 }
 
@@ -140,7 +150,12 @@ IdxHeader BuildNewHeader(const std::string& idx_path, const Point& dims, std::ve
   options.bits_per_block = storage.bits_per_block;
   options.blocks_per_file = storage.blocks_per_file;
   options.time = time;
-  return NewIdxHeader(IdxStem(idx_path), dims, std::move(fields), options);
+  IdxHeader header = NewIdxHeader(IdxStem(idx_path), dims, std::move(fields), options);
+  if (storage.arco > 0) {
+    header.arco = storage.arco;
+    header.Validate(IdxStem(idx_path));  // bitsperblock from the block size, one block per file
+  }
+  return header;
 }
 
 void PrintNote(const std::string& message) { std::fprintf(stderr, "hzio: note: %s\n", message.c_str()); }

@@ -20,6 +20,7 @@ constexpr char kUsage[] =
     "  info DATASET [--json]          describe a dataset (.idx path, server, web or s3:// URL)\n"
     "  create OUT.idx --dims ...      create an empty dataset\n"
     "  convert INPUT OUT.idx          write a .npy or raw array into a dataset\n"
+    "  copy SRC DST.idx               re-lay out a dataset (classic <-> ARCO, compression, blocks)\n"
     "  read DATASET -o OUT.npy|-      read a box at a resolution into .npy or raw (- = stdout)\n"
     "  verify DATASET [--repair]      check that every block decodes; list (or reclaim) leftovers\n"
     "  gc DATASET                     reclaim leftovers of interrupted writes (verify --repair)\n"
@@ -46,6 +47,7 @@ int Dispatch(int argc, char** argv) {
   if (command == "info") return hzio::cli::RunInfo(argc, argv);
   if (command == "create") return hzio::cli::RunCreate(argc, argv);
   if (command == "convert") return hzio::cli::RunConvert(argc, argv);
+  if (command == "copy") return hzio::cli::RunCopy(argc, argv);
   if (command == "read") return hzio::cli::RunRead(argc, argv);
   if (command == "verify") return hzio::cli::RunVerify(argc, argv);
   if (command == "gc") return hzio::cli::RunGc(argc, argv);

@@ -7,7 +7,9 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "hzio/access/block_cache.h"
@@ -126,6 +128,18 @@ std::shared_ptr<BlockSource> Classic(const GoldenCase& g) {
   return OpenDataset(testing::GoldenPath(g.idx))->block_source();
 }
 
+// The ARCO copy of a golden dataset (one file per block, the same payloads), made once per run so
+// that two opens are the same version.
+std::shared_ptr<BlockSource> Arco(const GoldenCase& g) {
+  static testing::TempDir dir;
+  static std::map<std::string, std::string> made;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = made.find(g.name);
+  if (it == made.end()) it = made.emplace(g.name, testing::ArcoCopyOfGolden(dir, g.idx, g.name)).first;
+  return OpenDataset(it->second)->block_source();
+}
+
 // Every block source, each a line: the suite runs them all.
 std::vector<SourceKind> Sources() {
   std::vector<SourceKind> kinds = {
@@ -133,6 +147,11 @@ std::vector<SourceKind> Sources() {
       {"classic_cached",
        [](const GoldenCase& g) -> std::shared_ptr<BlockSource> {
          return std::make_shared<CachedBlockSource>(Classic(g), std::make_shared<BlockCache>(int64_t{64} << 20));
+       }},
+      {"arco", Arco},
+      {"arco_cached",
+       [](const GoldenCase& g) -> std::shared_ptr<BlockSource> {
+         return std::make_shared<CachedBlockSource>(Arco(g), std::make_shared<BlockCache>(int64_t{64} << 20));
        }},
   };
 #ifdef HZIO_CONFORMANCE_WITH_STORES

@@ -132,13 +132,34 @@ TEST(IdxHeader, BadHeadersNameTheProblem) {
 namespace hzio {
 namespace {
 
-// Found by the header fuzzer: an enormous (arco) used to shift past 63 bits and loop forever.
-TEST(IdxHeader, HugeArcoIsClampedToMaxh) {
-  const std::string text = "(version)\n6\n(box)\n0 3 0 3\n(fields)\nv uint8\n(bits)\nV0101\n(arco)\n9223372036854775807\n";
-  IdxHeader h = IdxHeader::Parse(text, "arco.idx");
-  EXPECT_EQ(h.bits_per_block, 4);
+// Found by the header fuzzer: an enormous (arco) used to shift past 63 bits and loop forever. It is
+// now refused as absurd (more than OpenVisus's 32-bit (arco) holds), naming the file.
+TEST(IdxHeader, AbsurdArcoIsAClearError) {
+  const std::string head = "(version)\n6\n(box)\n0 3 0 3\n(fields)\nv float32\n(bits)\nV0101\n(arco)\n";
+  EXPECT_HZIO_ERROR(IdxHeader::Parse(head + "9223372036854775807\n", "arco.idx"), ErrorCode::kInvalidArgument,
+                    "arco.idx", "(arco) 9223372036854775807 is absurd", "2 GiB");
+  EXPECT_HZIO_ERROR(IdxHeader::Parse(head + "7\n", "arco.idx"), ErrorCode::kInvalidArgument, "arco.idx",
+                    "(arco) 7 is absurd", "two samples of 4 bytes");
+  EXPECT_HZIO_ERROR(IdxHeader::Parse(head + "-1\n", "arco.idx"), ErrorCode::kInvalidArgument, "arco.idx",
+                    "(arco) -1 is negative");
+}
+
+// §1.7 step 9: bitsperblock from the byte budget (clamped to maxh), blocksperfile 1, arco rounded
+// down to a power of two of the widest field; whatever the header said for bpb and bpf.
+TEST(IdxHeader, ArcoSetsBlockGeometry) {
+  const std::string head = "(version)\n6\n(box)\n0 1023 0 1023\n(fields)\nv float32 + w uint8[3]\n(bits)\n"
+                           "V01010101010101010101\n(bitsperblock)\n5\n(blocksperfile)\n64\n(arco)\n";
+  IdxHeader h = IdxHeader::Parse(head + "1048576\n", "arco.idx");
+  EXPECT_EQ(h.bits_per_block, 18);  // 1 MiB / 4 bytes
   EXPECT_EQ(h.blocks_per_file, 1);
-  EXPECT_EQ(h.arco, 16);
+  EXPECT_EQ(h.arco, 1048576);
+  h = IdxHeader::Parse(head + "1000000\n", "arco.idx");  // not a power of two: rounded down
+  EXPECT_EQ(h.bits_per_block, 17);
+  EXPECT_EQ(h.arco, 524288);
+  h = IdxHeader::Parse(head + "1073741824\n", "arco.idx");  // more than the whole dataset: maxh
+  EXPECT_EQ(h.bits_per_block, 20);
+  EXPECT_EQ(h.arco, 4194304);
+  EXPECT_EQ(IdxHeader::Parse(h.ToText(), "again.idx").arco, h.arco);  // stable when read back
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 
 namespace hzio {
 
+Error DatasetChangedError(const std::string& source) {
+  return Error(ErrorCode::kChanged, source + ": dataset changed while reading; reopen it");
+}
+
 BlockSource::BlockSource(std::shared_ptr<const IdxHeader> header, std::shared_ptr<const BlockLayout> layout,
                          std::string name)
     : header_(std::move(header)), layout_(std::move(layout)), name_(std::move(name)) {}

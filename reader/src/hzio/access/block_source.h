@@ -20,6 +20,7 @@
 #include "hzio/codec/codec.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
+#include "hzio/util/error.h"
 
 namespace hzio {
 
@@ -46,6 +47,10 @@ struct EncodedBlock {
 /// Receives block `index` (of the fetched keys). May be called on several threads at once, in any
 /// order, exactly once per key unless the fetch throws. Errors it throws end the fetch.
 using BlockSink = std::function<void(size_t index, EncodedBlock&& block)>;
+
+/// The error of TEAM.md contract 3: the dataset named `source` was replaced by a new version
+/// while it was being read (kChanged, "dataset changed while reading; reopen it").
+Error DatasetChangedError(const std::string& source);
 
 class BlockSource {
  public:

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hzio/access/block_source.h"
+#include "hzio/access/idx_identity.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/block_table.h"
 #include "hzio/storage/file.h"
@@ -75,7 +76,7 @@ class ClassicBlockSource : public BlockSource {
   std::shared_ptr<const FileTable> LoadTable(const std::string& path);
 
   std::string idx_path_;
-  FileIdentity idx_identity_;
+  IdxIdentity idx_identity_;
   Options options_;
   BlockFiles files_;
   int64_t slots_;

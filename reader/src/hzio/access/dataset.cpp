@@ -1,5 +1,6 @@
 #include "hzio/access/dataset.h"
 
+#include "hzio/access/arco_block_source.h"
 #include "hzio/access/box_assembler.h"
 #include "hzio/access/classic_block_source.h"
 #include "hzio/access/dataset_openers.h"
@@ -104,13 +105,19 @@ std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const Ope
   if (const size_t dot = stem.find_last_of('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
   auto header = std::make_shared<const IdxHeader>(IdxHeader::Parse(text, idx_path, stem));
   auto layout = std::make_shared<const BlockLayout>(header->bitmask, header->bits_per_block);
-  ClassicBlockSource::Options source_options;
-  source_options.threads = options.threads;
   std::shared_ptr<BlockSource> blocks;
-  if (header->pidx_chunking)  // PIDX chunk records, presented as the full sample grid
-    blocks = OpenPidxChunkBlocks(header, layout, idx_path, file->identity(), source_options);
-  else
-    blocks = std::make_shared<ClassicBlockSource>(header, layout, idx_path, file->identity(), source_options);
+  if (header->arco > 0) {  // one file per block (§4.12)
+    ArcoBlockSource::Options source_options;
+    source_options.threads = options.threads;
+    blocks = std::make_shared<ArcoBlockSource>(header, layout, idx_path, file->identity(), source_options);
+  } else {
+    ClassicBlockSource::Options source_options;
+    source_options.threads = options.threads;
+    if (header->pidx_chunking)  // PIDX chunk records, presented as the full sample grid
+      blocks = OpenPidxChunkBlocks(header, layout, idx_path, file->identity(), source_options);
+    else
+      blocks = std::make_shared<ClassicBlockSource>(header, layout, idx_path, file->identity(), source_options);
+  }
   return std::make_shared<Dataset>(std::move(blocks), idx_path, options);
 }
 

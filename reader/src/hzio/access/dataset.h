@@ -112,7 +112,7 @@ class Dataset {
 /// nobody reads.
 std::shared_ptr<Dataset> OpenDataset(const std::string& path_or_url, const OpenOptions& options = {});
 
-/// Opens a local `.idx` file (classic block files).
+/// Opens a local `.idx` file: classic block files, or one file per block when `(arco)` > 0.
 std::shared_ptr<Dataset> OpenLocalDataset(const std::string& idx_path, const OpenOptions& options = {});
 
 /// Whether `path_or_url` is a URL (any scheme but file://) rather than a local path.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "hzio/access/arco_parts.h"
 #include "hzio/access/block_file_copy.h"
 #include "hzio/access/dataset_leftovers.h"
 #include "hzio/access/dataset_paths.h"
@@ -117,6 +118,12 @@ void DatasetTransaction::Create(IdxHeader header) {
   target_ = std::move(header);
   mode_ = Mode::kNew;
   // Files an earlier, failed attempt left where this dataset's files go would be read as its own.
+  if (target_->arco > 0) {  // ARCO (§4.12): the part directories of its fields and timesteps
+    const std::string root = ArcoRoot(idx_path_);
+    for (int64_t t : target_->time.List())
+      for (const Field& f : target_->fields) RemoveTree(ArcoPartDirectory(root, t, f.name));
+    return;
+  }
   for (const BlockFileRef& f : ExistingBlockFiles(*target_, idx_path_)) RemovePath(f.path);
 }
 

@@ -7,12 +7,16 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "hzio/access/arco_parts.h"
 #include "hzio/access/block_file_copy.h"
 #include "hzio/access/dataset_paths.h"
 #include "hzio/access/sample_copy.h"
 #include "hzio/codec/codec.h"
+#include "hzio/format/arco_block_path.h"
 #include "hzio/format/block_files.h"
 #include "hzio/format/block_table.h"
 #include "hzio/hz/block_layout.h"
@@ -31,7 +35,6 @@ namespace {
 // before any data. Returns each field's codec.
 std::vector<CodecSpec> CheckWritable(const IdxHeader& header, const std::string& idx_path) {
   Check(header.version == 6, ErrorCode::kUnsupported, idx_path + ": only version 6 datasets can be written");
-  Check(header.arco == 0, ErrorCode::kUnsupported, idx_path + ": ARCO datasets cannot be written");
   std::vector<CodecSpec> codecs;
   const BlockLayout levels(header.bitmask, header.bits_per_block);
   for (const Field& f : header.fields) {
@@ -59,6 +62,9 @@ void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header, co
   IdxHeader validated = header;
   validated.Validate(IdxStemOf(idx_path));
   CheckWritable(validated, idx_path);  // a header nothing could fill is refused now, not at the first write
+  Check(validated.arco == 0, ErrorCode::kUnsupported,
+        idx_path + ": an empty ARCO dataset could not be filled: hzio writes ARCO datasets whole, as new ones "
+                   "(`hzio convert --arco SIZE` of an array)");
   txn.Create(header);
   txn.Commit();
 }
@@ -122,11 +128,34 @@ class DatasetWriter::Impl {
     for (const Field& f : header_.fields) default_samples_.push_back(f.DefaultSample());
     expected_ = header_.box.Size().Product();
     layout_ = std::make_unique<BlockLayout>(header_.bitmask, header_.bits_per_block);
+    if (header_.arco > 0) {
+      // ARCO block files sit at places fixed by the .idx path (idx-format.md §4.12): a new dataset's
+      // go straight there, the .idx last (absent until then; DatasetTransaction::Create removed what
+      // a killed writer left). Changing a committed dataset's blocks in place would break contract 3.
+      Check(!txn_->exists(), ErrorCode::kUnsupported,
+            idx_path_ + ": an existing ARCO dataset cannot be changed yet: hzio writes ARCO datasets whole, as new "
+                        "ones (write a new dataset, or convert to a classic one)");
+      arco_root_ = ArcoRoot(idx_path_);
+    }
     files_ = std::make_unique<BlockFiles>(header_, IdxDirectory(idx_path_));  // slots; paths come from txn_
     slots_ = files_->blocks_per_file() * static_cast<int64_t>(header_.fields.size());
     queue_ = std::make_unique<WriteQueue>(2 * kBatch, [this](ByteBuffer b) { GiveBuffer(std::move(b)); });
     pool_ = options_.threads == 0 ? &ThreadPool::Shared() : nullptr;
     if (options_.threads > 1) owned_pool_ = std::make_unique<ThreadPool>(options_.threads - 1), pool_ = owned_pool_.get();
+  }
+
+  // An unfinished ARCO write removes the block files it wrote (its dataset never existed).
+  ~Impl() {
+    if (arco_root_.empty() || finished_) return;
+    try {
+      queue_->Drain();
+    } catch (const std::exception&) {  // the write failed already; its files go all the same
+    }
+    try {
+      for (const std::string& part : arco_parts_) RemoveTree(part);
+    } catch (const std::exception& e) {
+      if (options_.notify) options_.notify(std::string("files of the abandoned ARCO write were not all removed: ") + e.what());
+    }
   }
 
   const IdxHeader& header() const { return header_; }
@@ -200,6 +229,15 @@ class DatasetWriter::Impl {
       const std::vector<uint8_t> table = EncodeBlockTable(file.entries);
       WriteFile(file.path, false).WriteAt(0, table.data(), table.size());
     }
+    if (!arco_root_.empty() && txn_->options().sync) {  // the transaction syncs the files it staged; these are ours
+      std::set<std::string> dirs;
+      for (const std::string& path : arco_files_) {
+        WriteFile(path, false).Sync();
+        for (std::string d = ParentDirectory(path); d.size() > arco_root_.size(); d = ParentDirectory(d)) dirs.insert(d);
+      }
+      for (const std::string& d : dirs) SyncDirectory(d);
+      SyncDirectory(arco_root_);
+    }
     finished_ = true;
     if (owned_txn_) owned_txn_->Commit();
   }
@@ -246,6 +284,11 @@ class DatasetWriter::Impl {
     return PlannedSamples(plan, header_.dims());
   }
 
+  void FillDefault(int field, uint8_t* out, size_t bytes) const {
+    const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
+    FillRepeated(out, bytes, fill.data(), fill.size());
+  }
+
   Pending& GetPending(int field, int64_t time, uint64_t block, bool covers_block) {
     const std::string key = Key(field, time, block);
     auto it = pending_.find(key);
@@ -260,6 +303,22 @@ class DatasetWriter::Impl {
     const Field& f = header_.fields[static_cast<size_t>(field)];
     const size_t bytes = static_cast<size_t>(f.dtype.BytesFor(layout_->samples_per_block()));
     p->row_major = !f.hz_layout;
+    if (!arco_root_.empty()) {
+      p->samples = TakeBuffer(bytes);
+      if (!covers_block && arco_written_.count(key)) {  // flushed earlier by this write: merge with it
+        queue_->Drain();
+        const std::string path = ArcoBlockPath(arco_root_, time, f.name, block);
+        const std::string payload = ReadWholeFile(path);
+        Decode(CodecSpec::ForBlock(codecs_[static_cast<size_t>(field)].codec, f.compression),
+               reinterpret_cast<const uint8_t*>(payload.data()), payload.size(), SampleShape{f.dtype, p->grid.count},
+               p->samples.data(), bytes, path + ": block " + std::to_string(block));
+      } else if (!covers_block) {
+        FillDefault(field, p->samples.data(), bytes);
+      }
+      Pending& ref = *p;
+      pending_.emplace(key, std::move(p));
+      return ref;
+    }
     // A block already written (flushed earlier by this write, or in the file this one replaces)
     // is read, merged, rewritten.
     OpenBlockFile& file = File(files_->FirstBlockInFile(block), time);
@@ -283,8 +342,7 @@ class DatasetWriter::Impl {
              path + ": block " + std::to_string(block));
       p->row_major = entry.row_major();
     } else if (!covers_block) {
-      const std::vector<uint8_t>& fill = default_samples_[static_cast<size_t>(field)];
-      FillRepeated(p->samples.data(), bytes, fill.data(), fill.size());
+      FillDefault(field, p->samples.data(), bytes);
     }
     Pending& ref = *p;
     pending_.emplace(key, std::move(p));
@@ -360,6 +418,20 @@ class DatasetWriter::Impl {
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
         ByteBuffer payload = spec.codec == Codec::kRaw ? std::move(p.samples) : std::move(encoded_[i]);
         if (spec.codec != Codec::kRaw) GiveBuffer(std::move(p.samples));
+        if (!arco_root_.empty()) {  // one file per block, no table (§4.12)
+          const std::string& name = header_.fields[static_cast<size_t>(p.field)].name;
+          const std::string path = ArcoBlockPath(arco_root_, p.time, name, p.block);
+          arco_parts_.insert(ArcoPartDirectory(arco_root_, p.time, name));
+          {
+            WriteFile created(path, true);
+            if (created.size() != 0) std::filesystem::resize_file(path, 0);
+          }
+          arco_written_.insert(Key(p.field, p.time, p.block));
+          arco_files_.push_back(path);
+          queue_->Push(path, 0, std::move(payload));
+          pending_.erase(Key(p.field, p.time, p.block));
+          continue;
+        }
         OpenBlockFile& file = File(files_->FirstBlockInFile(p.block), p.time);
         const std::string& path = file.path;
         BlockEntry& e = file.entries[static_cast<size_t>(p.field * files_->blocks_per_file() + files_->PositionInFile(p.block))];
@@ -392,6 +464,11 @@ class DatasetWriter::Impl {
   std::vector<ByteBuffer> free_buffers_;
   std::vector<ByteBuffer> encoded_;
   uint64_t next_order_ = 0;
+  // ARCO (header_.arco > 0): the dataset's root, the part directories and block files written.
+  std::string arco_root_;
+  std::set<std::string> arco_parts_;
+  std::unordered_set<std::string> arco_written_;
+  std::vector<std::string> arco_files_;
   int64_t written_ = 0;
   int64_t expected_ = 0;
   std::unique_ptr<WriteQueue> queue_;  // last: drains before the buffers it recycles into go away

@@ -8,6 +8,11 @@
 
 namespace hzio {
 
+namespace {
+// (arco) beyond this is refused: OpenVisus reads the value into a 32-bit integer.
+constexpr int64_t kMaxArcoBytes = (int64_t{1} << 31) - 1;
+}  // namespace
+
 std::string GuessFilenameTemplate(const std::string& idx_stem, int maxh, int bits_per_block) {
   std::string t = "./" + (idx_stem.empty() ? std::string("visus_data") : idx_stem);
   int nbits = maxh - bits_per_block;
@@ -120,6 +125,23 @@ void IdxHeader::Validate(const std::string& idx_stem) {
         "(bitsperblock) " + std::to_string(bits_per_block) + " is negative");
   if (bits_per_block == 0) bits_per_block = std::min(maxh(), 16);
   if (bits_per_block > maxh()) bits_per_block = maxh();
+  // ARCO fixes bitsperblock and blocksperfile before anything derives from them.
+  Check(arco >= 0, ErrorCode::kInvalidArgument, "(arco) " + std::to_string(arco) + " is negative");
+  if (arco > 0) {  // §1.7 step 9, with bounds OpenVisus does not check (it divides and takes log2)
+    int64_t max_field_bytes = 1;  // OpenVisus's getMaxFieldSize
+    for (const Field& f : fields) max_field_bytes = std::max(max_field_bytes, f.dtype.BytesFor(1));
+    Check(arco <= kMaxArcoBytes, ErrorCode::kInvalidArgument,
+          "(arco) " + std::to_string(arco) + " is absurd: a block file of more than 2 GiB (OpenVisus reads (arco) "
+          "into a 32-bit integer; ARCO blocks are normally 1mb)");
+    Check(arco >= 2 * max_field_bytes, ErrorCode::kInvalidArgument,
+          "(arco) " + std::to_string(arco) + " is absurd: a block must hold at least two samples of " +
+              std::to_string(max_field_bytes) + " bytes (ARCO blocks are normally 1mb)");
+    int b = 0;  // floor(log2(arco / max_field_bytes)), never past maxh (OpenVisus's min)
+    while (b < maxh() && (int64_t{1} << (b + 1)) <= arco / max_field_bytes) ++b;
+    blocks_per_file = 1;
+    bits_per_block = b;  // >= 1 but for a one-sample box (maxh 0)
+    arco = (int64_t{1} << bits_per_block) * max_field_bytes;
+  }
   const int64_t totblocks = int64_t{1} << (maxh() - bits_per_block);
   Check(blocks_per_file >= -1, ErrorCode::kInvalidArgument,
         "(blocksperfile) " + std::to_string(blocks_per_file) + " is invalid");
@@ -142,16 +164,6 @@ void IdxHeader::Validate(const std::string& idx_stem) {
   Check(interleave >= 0, ErrorCode::kInvalidArgument, "(interleave block) is negative");
   if (filename_template.empty())
     filename_template = GuessFilenameTemplate(idx_stem, maxh(), bits_per_block);
-  Check(arco >= 0, ErrorCode::kInvalidArgument, "(arco) is negative");
-  if (arco > 0) {  // §1.7 step 9
-    int64_t max_field_bytes = 1;
-    for (const Field& f : fields) max_field_bytes = std::max(max_field_bytes, f.dtype.BytesFor(1));
-    int b = 0;  // floor(log2(arco / max_field_bytes)), never past maxh (the clamp below)
-    while (b < maxh() && (int64_t{1} << (b + 1)) <= arco / max_field_bytes) ++b;
-    blocks_per_file = 1;
-    bits_per_block = std::max(1, std::min(maxh(), b));
-    arco = (int64_t{1} << bits_per_block) * max_field_bytes;
-  }
 }
 
 }  // namespace hzio

@@ -33,4 +33,12 @@ class ByteBuffer {
   size_t capacity_ = 0;
 };
 
+/// A buffer of the calling thread to read into and hand out as a view kept alive by the
+/// returned pointer: the same one as last time unless a receiver still holds that one.
+inline std::shared_ptr<ByteBuffer> ThreadReusableBuffer() {
+  thread_local std::shared_ptr<ByteBuffer> buffer;
+  if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<ByteBuffer>();
+  return buffer;
+}
+
 }  // namespace hzio
