@@ -69,6 +69,10 @@ void Listener::Accept() {
       });
       return;
     }
+    // Replies go out as several writes (headers, body pieces; TLS records): with Nagle on, each
+    // reply after the first waits for the client's delayed ACK (~40 ms per request over TLS).
+    boost::system::error_code nodelay_error;
+    socket.set_option(tcp::no_delay(true), nodelay_error);
     if (state_->connections.load() >= state_->options.max_connections) {
       boost::system::error_code ignored;
       // A TLS client cannot read a plain reply: it just sees the connection closed.
