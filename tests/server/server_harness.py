@@ -97,6 +97,14 @@ class OpenVisusServer:
     """The OpenVisus server (ModVisus + NetServer, loopback only) serving NAME=PATH datasets."""
 
     def __init__(self, datasets):
+        # OpenVisus needs its port named in advance: another test may take a free port before it
+        # binds it (tests run in parallel), so a server that exits at start gets another port.
+        for attempt in range(5):
+            if self._start(datasets):
+                return
+        raise RuntimeError("the OpenVisus server exited at start on 5 ports in a row")
+
+    def _start(self, datasets):
         self.port = free_port()
         args = [sys.executable, os.path.join(HERE, "openvisus_server.py"), str(self.port)] + \
                ["%s=%s" % (k, v) for k, v in datasets.items()]
@@ -106,10 +114,10 @@ class OpenVisusServer:
         while time.time() < deadline:
             try:
                 urllib.request.urlopen(self.base + "/mod_visus?action=list", timeout=2).read()
-                return
+                return True
             except Exception:
                 if self.proc.poll() is not None:
-                    raise RuntimeError("the OpenVisus server exited")
+                    return False
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError("the OpenVisus server did not answer in 60 s")
