@@ -232,21 +232,36 @@ bool SubtreeCoder::TileInside(uint64_t tile, const Box& clip, bool* partial) con
   return true;
 }
 
-void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink) const {
-  const int k = tile_bits_;
-  const int64_t sb = sample_bytes_;
-  const Kernel kernel = FixedKernel<true>(sb);
-  const uint64_t z = SubtreeZ(origin);
+std::vector<SubtreeCoder::Cursor> SubtreeCoder::LevelCursors(uint64_t z) const {
   std::vector<Cursor> cursors(static_cast<size_t>(bits_));
   for (int t = 0; t < bits_; ++t) cursors[static_cast<size_t>(t)] = Cursor{RunStart(z, t), RunLength(t)};
-  const uint64_t tiles = uint64_t{1} << (bits_ - k);
+  return cursors;
+}
+
+// The tiles in hz order, each with its origin's offset (samples) from `at_origin`; the rows of the
+// next tile are prefetched while `visit` works on this one.
+template <typename Visit>
+void SubtreeCoder::ForEachTile(const uint8_t* at_origin, bool for_write, Visit&& visit) const {
+  const uint64_t tiles = uint64_t{1} << (bits_ - tile_bits_);
   const auto next_base = [&](uint64_t tile, int64_t base) {
     return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
   };
   int64_t base = 0;
   for (uint64_t tile = 0; tile < tiles; ++tile) {
     if (tile > 0) base = next_base(tile, base);
-    if (tile + 1 < tiles) PrefetchRows(at_origin + next_base(tile + 1, base) * sb, tile_rows_, tile_row_bytes_, false);
+    if (tile + 1 < tiles)
+      PrefetchRows(at_origin + next_base(tile + 1, base) * sample_bytes_, tile_rows_, tile_row_bytes_, for_write);
+    visit(tile, base);
+  }
+}
+
+void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink) const {
+  const int k = tile_bits_;
+  const int64_t sb = sample_bytes_;
+  const Kernel kernel = FixedKernel<true>(sb);
+  const uint64_t z = SubtreeZ(origin);
+  std::vector<Cursor> cursors = LevelCursors(z);
+  ForEachTile(at_origin, false, [&](uint64_t, int64_t base) {
     const uint8_t* src = at_origin + base * sb;
     for (int t = 0; t < k; ++t) {
       const int64_t n = int64_t{1} << (k - t - 1);
@@ -255,7 +270,7 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
         GatherAny(out, src, table + first, m, sb, kernel);
       });
     }
-  }
+  });
   // The coarse levels: the tiles' roots, local Z (2j+1)·2^t for level t >= k.
   for (int t = k; t < bits_; ++t)
     cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, sink, [&](uint8_t* out, int64_t m, int64_t first) {
@@ -273,32 +288,19 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
   const int64_t sb = sample_bytes_;
   const Kernel kernel = FixedKernel<false>(sb);
   const uint64_t z = SubtreeZ(origin);
-  const auto inside = [&](const Point& p) {
-    for (int d = 0; d < n; ++d)
-      if (p[d] < clip.p1[d] || p[d] >= clip.p2[d]) return false;
-    return true;
-  };
   Cursor root{RootHz(z), 1};
   root.Take(1, sb, source, [&](uint8_t* in, int64_t, int64_t) {
-    if (inside(Point(n))) std::memcpy(at_origin, in, static_cast<size_t>(sb));
+    if (clip.Contains(Point(n))) std::memcpy(at_origin, in, static_cast<size_t>(sb));
   });
-  std::vector<Cursor> cursors(static_cast<size_t>(bits_));
-  for (int t = 0; t < bits_; ++t) cursors[static_cast<size_t>(t)] = Cursor{RunStart(z, t), RunLength(t)};
+  std::vector<Cursor> cursors = LevelCursors(z);
   for (int t = k; t < bits_; ++t)
     cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
       for (int64_t j = 0; j < m; ++j) {
         const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
-        if (inside(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
+        if (clip.Contains(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
       }
     });
-  const uint64_t tiles = uint64_t{1} << (bits_ - k);
-  const auto next_base = [&](uint64_t tile, int64_t base) {
-    return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
-  };
-  int64_t base = 0;
-  for (uint64_t tile = 0; tile < tiles; ++tile) {
-    if (tile > 0) base = next_base(tile, base);
-    if (tile + 1 < tiles) PrefetchRows(at_origin + next_base(tile + 1, base) * sb, tile_rows_, tile_row_bytes_, true);
+  ForEachTile(at_origin, true, [&](uint64_t tile, int64_t base) {
     bool partial = false;
     const bool any = TileInside(tile, clip, &partial);
     uint8_t* dst = at_origin + base * sb;
@@ -313,12 +315,12 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
           const uint16_t* local = tile_points_.data() + static_cast<size_t>(count + first + j) * static_cast<size_t>(n);
           Point p = tile_origin;
           for (int d = 0; d < n; ++d) p[d] += local[d];
-          if (inside(p))
+          if (clip.Contains(p))
             std::memcpy(dst + static_cast<int64_t>(table[first + j]) * sb, in + j * sb, static_cast<size_t>(sb));
         }
       });
     }
-  }
+  });
 }
 
 void SubtreeCoder::ForEachNeededRun(const Point& origin, const Box& clip,
@@ -336,15 +338,10 @@ void SubtreeCoder::ForEachNeededRun(const Point& origin, const Box& clip,
     if (p.second > 0) need(p.first, p.second);
     p = {hz, count};
   };
-  const auto inside = [&](const Point& p) {
-    for (int d = 0; d < n; ++d)
-      if (p[d] < clip.p1[d] || p[d] >= clip.p2[d]) return false;
-    return true;
-  };
-  if (inside(Point(n))) need(RootHz(z), 1);
+  if (clip.Contains(Point(n))) need(RootHz(z), 1);
   for (int t = k; t < bits_; ++t)
     for (int64_t j = 0; j < RunLength(t); ++j)
-      if (inside(LocalPoint((2 * static_cast<uint64_t>(j) + 1) << t))) add(t, RunStart(z, t) + static_cast<uint64_t>(j), 1);
+      if (clip.Contains(LocalPoint((2 * static_cast<uint64_t>(j) + 1) << t))) add(t, RunStart(z, t) + static_cast<uint64_t>(j), 1);
   const uint64_t tiles = uint64_t{1} << (bits_ - k);
   for (uint64_t tile = 0; tile < tiles; ++tile) {
     bool partial = false;

@@ -71,6 +71,10 @@ class SubtreeCoder {
 
  private:
   struct Cursor;
+  /// One cursor per level t, at the subtree's run of that level.
+  std::vector<Cursor> LevelCursors(uint64_t z) const;
+  template <typename Visit>
+  void ForEachTile(const uint8_t* at_origin, bool for_write, Visit&& visit) const;
   bool TileInside(uint64_t tile, const Box& clip, bool* partial) const;
   int64_t CoarseOffset(uint64_t local_z) const;
   Point LocalPoint(uint64_t local_z) const;
