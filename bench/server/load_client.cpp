@@ -42,10 +42,15 @@ struct Options {
   std::string headers;  // extra request header lines, each ending in \r\n
 };
 
-// A connection, plain or TLS.
+// A connection, plain or TLS, with one receive buffer reused for every reply: replies are read
+// in large pieces into it and their bodies counted, never accumulated or shifted byte by byte
+// (the generator shares the cores with the server, so its own cost is part of what it measures).
 struct Conn {
+  static constexpr size_t kBufferBytes = 256 << 10;
   int fd = -1;
   SSL* ssl = nullptr;
+  std::vector<char> buf = std::vector<char>(kBufferBytes);
+  size_t begin = 0, end = 0;  // unread bytes of buf
   void Close() {
     if (ssl) {
       SSL_free(ssl);
@@ -53,16 +58,38 @@ struct Conn {
     }
     if (fd >= 0) close(fd);
     fd = -1;
+    begin = end = 0;
   }
   ssize_t Send(const char* data, size_t n) {
     if (!ssl) return send(fd, data, n, MSG_NOSIGNAL);
     int w = SSL_write(ssl, data, static_cast<int>(n));
     return w > 0 ? w : -1;
   }
-  ssize_t Recv(char* data, size_t n) {
-    if (!ssl) return recv(fd, data, n, 0);
-    int r = SSL_read(ssl, data, static_cast<int>(n));
-    return r > 0 ? r : -1;
+  // Appends what arrives to buf (moving the unread bytes to its front when the tail is full).
+  ssize_t Fill() {
+    if (end == buf.size()) {
+      if (begin == 0) return -1;  // a header larger than the buffer
+      std::memmove(buf.data(), buf.data() + begin, end - begin);
+      end -= begin;
+      begin = 0;
+    }
+    const size_t room = buf.size() - end;
+    ssize_t r;
+    if (!ssl) {
+      r = recv(fd, buf.data() + end, room, 0);
+    } else {
+      // SSL_read returns at most one record; the records already in OpenSSL's read-ahead
+      // buffer (one recv fetched several) are taken without another system call.
+      size_t got = 0;
+      do {
+        int n = SSL_read(ssl, buf.data() + end + got, static_cast<int>(room - got));
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
+      } while (got < room && SSL_has_pending(ssl) == 1);
+      r = got > 0 ? static_cast<ssize_t>(got) : -1;
+    }
+    if (r > 0) end += static_cast<size_t>(r);
+    return r;
   }
 };
 
@@ -98,37 +125,46 @@ std::string Lower(std::string s) {
 }
 
 // Reads one response; returns the status (0 on failure) and whether the connection must close.
-int ReadResponse(Conn& c, std::string& buffer, bool* must_close, size_t* body_bytes) {
-  size_t header_end;
-  while ((header_end = buffer.find("\r\n\r\n")) == std::string::npos) {
-    char chunk[65536];
-    ssize_t n = c.Recv(chunk, sizeof chunk);
-    if (n <= 0) return 0;
-    buffer.append(chunk, static_cast<size_t>(n));
+// The body is received whole (every byte decrypted, for TLS) and its length checked.
+int ReadResponse(Conn& c, bool* must_close, size_t* body_bytes) {
+  static constexpr char kEnd[] = "\r\n\r\n";
+  const char* header_end;
+  size_t from = 0;  // bytes after c.begin already searched
+  for (;;) {
+    const char* first = c.buf.data() + c.begin;
+    const char* last = c.buf.data() + c.end;
+    if ((header_end = std::search(first + from, last, kEnd, kEnd + 4)) != last) break;
+    from = c.end - c.begin >= 3 ? c.end - c.begin - 3 : 0;  // "\r\n\r" may end the bytes so far
+    if (c.Fill() <= 0) return 0;
   }
-  std::string head = Lower(buffer.substr(0, header_end));
+  const size_t head_bytes = static_cast<size_t>(header_end - (c.buf.data() + c.begin));
+  std::string head = Lower(std::string(c.buf.data() + c.begin, head_bytes));
+  c.begin += head_bytes + 4;
   int status = std::atoi(head.c_str() + head.find(' ') + 1);
   long long length = -1;
   size_t at = head.find("\r\ncontent-length:");
   if (at != std::string::npos) length = std::atoll(head.c_str() + at + 17);
   *must_close = head.find("\r\nconnection: close") != std::string::npos || length < 0;
-  buffer.erase(0, header_end + 4);
+  size_t received = 0;
+  auto take = [&](size_t limit) {  // consumes up to `limit` buffered body bytes
+    const size_t n = std::min(limit, c.end - c.begin);
+    received += n;
+    c.begin += n;
+    if (c.begin == c.end) c.begin = c.end = 0;
+  };
   if (length < 0) {  // body until EOF
-    char chunk[65536];
-    ssize_t n;
-    while ((n = c.Recv(chunk, sizeof chunk)) > 0) buffer.append(chunk, static_cast<size_t>(n));
-    *body_bytes = buffer.size();
-    buffer.clear();
+    do take(SIZE_MAX);
+    while (c.Fill() > 0);
+    *body_bytes = received;
     return status;
   }
-  while (buffer.size() < static_cast<size_t>(length)) {
-    char chunk[65536];
-    ssize_t n = c.Recv(chunk, sizeof chunk);
-    if (n <= 0) return 0;
-    buffer.append(chunk, static_cast<size_t>(n));
+  const size_t want = static_cast<size_t>(length);
+  take(want);
+  while (received < want) {
+    if (c.Fill() <= 0) return 0;
+    take(want - received);
   }
-  *body_bytes = static_cast<size_t>(length);
-  buffer.erase(0, static_cast<size_t>(length));
+  *body_bytes = received;
   return status;
 }
 
@@ -169,6 +205,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     SSL_CTX_set_verify(tls, SSL_VERIFY_PEER, nullptr);
+    SSL_CTX_set_read_ahead(tls, 1);
+    SSL_CTX_set_default_read_buffer_len(tls, Conn::kBufferBytes);
   }
   // A TCP connection, with the TLS handshake (certificate checked for 127.0.0.1) when asked.
   auto open = [&](Conn& c) {
@@ -194,22 +232,21 @@ int main(int argc, char** argv) {
   for (int c = 0; c < o.connections; ++c) {
     threads.emplace_back([&, c] {
       std::vector<double> mine;
-      std::string buffer;
       Conn conn;
+      std::string request;
       size_t next = static_cast<size_t>(c) * 7919 % targets.size();
       while (Clock::now() < stop) {
         const std::string& target = targets[next++ % targets.size()];
-        const std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: hzio-bench\r\n" +
-                                    o.headers + (o.keepalive ? "" : "Connection: close\r\n") + "\r\n";
+        request.assign("GET ").append(target).append(" HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: hzio-bench\r\n");
+        request.append(o.headers).append(o.keepalive ? "" : "Connection: close\r\n").append("\r\n");
         const auto t0 = Clock::now();
         if (conn.fd < 0) {
           open(conn);
           ++connects;
-          buffer.clear();
         }
         bool must_close = true;
         size_t body = 0;
-        int status = conn.fd >= 0 && SendAll(conn, request) ? ReadResponse(conn, buffer, &must_close, &body) : 0;
+        int status = conn.fd >= 0 && SendAll(conn, request) ? ReadResponse(conn, &must_close, &body) : 0;
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (status == 200) {
           mine.push_back(ms);

@@ -5,6 +5,7 @@
 /// (BodyStream) is produced on workers one piece ahead of the piece being written, so it holds at
 /// most two pieces whatever its size. Every write has a timeout of write_timeout_seconds plus its
 /// size over min_send_bytes_per_second: a client that stops reading is dropped and its bytes freed.
+/// Over TLS the socket is corked while replies are written, so a reply's records leave together.
 #pragma once
 
 #include <chrono>
@@ -61,6 +62,8 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   void MaybeWrite();
   void ProduceNext(std::shared_ptr<Slot> slot);
   void OnWritten(std::shared_ptr<Slot> slot, int64_t bytes, boost::beast::error_code ec);
+  void AfterWrite(std::shared_ptr<Slot> slot, int64_t bytes, boost::beast::error_code ec);
+  void Cork(bool on);
   void FinishSlot(std::shared_ptr<Slot> slot, bool close);
   void StartIdleTimer();
   void Close(bool aborted = false);
@@ -81,6 +84,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   bool closing_ = false;  // no more requests are read; close once the queue is written
   bool closed_ = false;
   bool closing_tls_ = false;  // close_notify sent
+  bool corked_ = false;       // TCP_CORK set while TLS records of replies are being written
 };
 
 using PlainSession = HttpSession<boost::beast::tcp_stream>;

@@ -1,6 +1,6 @@
 /// The server's TLS configuration (Boost.Asio ssl over Debian's OpenSSL 3): TLS 1.2 and 1.3 only,
-/// forward-secret AEAD cipher suites for TLS 1.2 (TLS 1.3's are all modern), the certificate chain
-/// and private key from PEM files.
+/// forward-secret AEAD cipher suites for TLS 1.2 (TLS 1.3's are all modern; AES-128-GCM preferred),
+/// the certificate chain and private key from PEM files.
 #pragma once
 
 #include <memory>
