@@ -112,6 +112,46 @@ def test_read_into_out(ds, small3d):
         ds.read("a", 2, box=((7, 5, 4), (61, 30, 20)), out=np.zeros(out.shape, np.float64))
 
 
+def _rss_bytes() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
+
+def test_empty_is_aligned_memory_freed_with_its_arrays():
+    huge = 2 << 20
+    a = hzio.empty((64, 64, 64), np.float32)
+    assert a.shape == (64, 64, 64) and a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable
+    assert a.ctypes.data % huge == 0, "large arrays start on a 2 MiB boundary"
+    assert hzio.empty(5 << 20, "u1").ctypes.data % huge == 0 and hzio.empty(5 << 20, "u1").shape == (5 << 20,)
+    small = hzio.empty((3, 4), np.uint16)
+    assert small.shape == (3, 4) and small.dtype == np.uint16, "below 1 MiB: numpy's own memory"
+    assert hzio.empty(0).shape == (0,)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        hzio.empty((2, -1))
+    # The memory goes when the last array viewing it does (not when the first view is dropped).
+    before = _rss_bytes()
+    b = hzio.empty((256 << 20,), np.uint8)
+    view = b[1:]
+    b[...] = 1
+    del b
+    assert _rss_bytes() - before >= (250 << 20)
+    assert view[-1] == 1
+    del view
+    assert _rss_bytes() - before < (32 << 20), "256 MiB of hzio.empty memory was not freed"
+
+
+def test_new_arrays_are_aligned(ds, small3d):
+    _, sources = small3d
+    # Three timesteps of "a" are 1.2 MiB: the view reads into one hzio.empty array.
+    whole = ds["a"][:]
+    assert whole.ctypes.data % (2 << 20) == 0
+    for t in range(3):
+        assert_same(whole[t], sources[("a", t)], f"view t{t}")
+    out = hzio.empty(ds.shape, np.float32)
+    assert ds.read("a", 1, out=out) is out
+    assert_same(out, sources[("a", 1)], "out=hzio.empty")
+
+
 def test_open_accepts_pathlike_and_limits(small3d):
     ds = hzio.open(small3d[0], threads=1, max_query_bytes=1000)
     assert ds.read(level=5).size > 0
