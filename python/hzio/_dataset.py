@@ -240,7 +240,7 @@ class Dataset:
 
         ``out``: a C-contiguous array of the result's shape and dtype to fill in place (it is
         returned); by default a new array (:func:`hzio.empty`: aligned memory, the fastest to
-        fill; a numpy array of another origin works too, slower by up to 1.2x). The GIL is released while the library reads, and the
+        fill; a numpy array of another origin works too, slower by up to 1.3x). The GIL is released while the library reads, and the
         samples go straight into the array's memory.
 
         Shape: ``(nz, ny, nx)`` in 3-D, ``(ny, nx)`` in 2-D, plus ``(components,)`` for vector

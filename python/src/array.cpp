@@ -29,7 +29,6 @@ bool FormatMatches(const char* format, Py_ssize_t itemsize, const DType& dtype) 
 }  // namespace
 
 void BindMemory(nb::module_& m) {
-  m.attr("ALIGNED_MIN_BYTES") = LargeAllocation::kMappedThreshold;
   m.def(
       "aligned_bytes",
       [](size_t bytes) {
@@ -37,7 +36,7 @@ void BindMemory(nb::module_& m) {
         // 16 bytes into a page (malloc's chunk header), so each row of a result shares its
         // first and last cache lines with its neighbours, and those lines cannot be written by
         // streaming stores (util/stream_copy.h). 512^3 float32 at full resolution (rows of 128
-        // and 256 bytes) read 1.2-1.3x slower into such an array than into this memory, which
+        // and 256 bytes) read up to 1.3x slower into such an array than into this memory, which
         // is what the C++ library's callers read into: 2 MiB-aligned, advised as huge pages.
         auto memory = std::make_unique<LargeAllocation>(std::max<size_t>(bytes, 1));
         uint8_t* data = memory->data();
@@ -48,8 +47,8 @@ void BindMemory(nb::module_& m) {
       },
       nb::arg("bytes"),
       "A new uninitialised writable uint8 numpy array of `bytes` bytes in memory aligned to 2 MiB and "
-      "advised as transparent huge pages (hzio::LargeAllocation) from ALIGNED_MIN_BYTES on; freed "
-      "with the last array viewing it.");
+      "advised as transparent huge pages (hzio::LargeAllocation; heap memory below 1 MiB), freed with "
+      "the last array viewing it.");
 }
 
 ArrayBuffer::ArrayBuffer(nb::handle array, const DType& dtype, int64_t bytes, bool writable, const std::string& what) {

@@ -119,37 +119,42 @@ def _rss_bytes() -> int:
 
 def test_empty_is_aligned_memory_freed_with_its_arrays():
     huge = 2 << 20
-    a = hzio.empty((64, 64, 64), np.float32)
-    assert a.shape == (64, 64, 64) and a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable
+    a = hzio.empty((128, 256, 256), np.float32)
+    assert a.shape == (128, 256, 256) and a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable
     assert a.ctypes.data % huge == 0, "large arrays start on a 2 MiB boundary"
-    assert hzio.empty(5 << 20, "u1").ctypes.data % huge == 0 and hzio.empty(5 << 20, "u1").shape == (5 << 20,)
+    b = hzio.empty(40 << 20, "u1")
+    assert b.ctypes.data % huge == 0 and b.shape == (40 << 20,) and b.dtype == np.uint8
     small = hzio.empty((3, 4), np.uint16)
-    assert small.shape == (3, 4) and small.dtype == np.uint16, "below 1 MiB: numpy's own memory"
+    assert small.shape == (3, 4) and small.dtype == np.uint16, "below 32 MiB: numpy's own memory"
     assert hzio.empty(0).shape == (0,)
     with pytest.raises(ValueError, match="negative dimensions"):
         hzio.empty((2, -1))
     # The memory goes when the last array viewing it does (not when the first view is dropped).
+    del a, b
     before = _rss_bytes()
-    b = hzio.empty((256 << 20,), np.uint8)
-    view = b[1:]
-    b[...] = 1
-    del b
+    c = hzio.empty((256 << 20,), np.uint8)
+    view = c[1:]
+    c[...] = 1
+    del c
     assert _rss_bytes() - before >= (250 << 20)
     assert view[-1] == 1
     del view
     assert _rss_bytes() - before < (32 << 20), "256 MiB of hzio.empty memory was not freed"
 
 
-def test_new_arrays_are_aligned(ds, small3d):
-    _, sources = small3d
-    # Three timesteps of "a" are 1.2 MiB: the view reads into one hzio.empty array.
-    whole = ds["a"][:]
-    assert whole.ctypes.data % (2 << 20) == 0
-    for t in range(3):
-        assert_same(whole[t], sources[("a", t)], f"view t{t}")
-    out = hzio.empty(ds.shape, np.float32)
-    assert ds.read("a", 1, out=out) is out
-    assert_same(out, sources[("a", 1)], "out=hzio.empty")
+def test_large_results_are_aligned(tmp_path):
+    # 256 x 256 x 160 float32 (40 MiB): new arrays of reads and views come from hzio.empty.
+    shape = (160, 256, 256)
+    source = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    ds = hzio.create(tmp_path / "big.idx", shape=shape, fields={"v": "float32"}, compression="raw")
+    ds.write(source)
+    for got, what in ((ds.read(), "read()"), (ds["v"][0], "view")):
+        assert got.ctypes.data % (2 << 20) == 0, what
+        assert_same(got, source, what)
+    out = hzio.empty(shape, np.float32)
+    assert ds.read(out=out) is out
+    assert_same(out, source, "out=hzio.empty")
+    assert_same(ds.read(box=((0, 0, 8), (256, 256, 16))), source[8:16], "small results: numpy memory")
 
 
 def test_open_accepts_pathlike_and_limits(small3d):
