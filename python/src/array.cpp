@@ -38,7 +38,10 @@ void BindMemory(nb::module_& m) {
         // streaming stores (util/stream_copy.h). 512^3 float32 at full resolution (rows of 128
         // and 256 bytes) read up to 1.3x slower into such an array than into this memory, which
         // is what the C++ library's callers read into: 2 MiB-aligned, advised as huge pages.
-        auto memory = std::make_unique<LargeAllocation>(std::max<size_t>(bytes, 1));
+        // Checked commit: a result the machine cannot hold is TooLargeError here, as numpy's
+        // MemoryError would be, not the process killed while the read fills it.
+        auto memory = std::make_unique<LargeAllocation>(std::max<size_t>(bytes, 1), LargeAllocation::Pages::kHuge,
+                                                        LargeAllocation::Commit::kChecked);
         uint8_t* data = memory->data();
         nb::capsule owner(memory.get(), [](void* p) noexcept { delete static_cast<LargeAllocation*>(p); });
         memory.release();

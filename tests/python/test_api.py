@@ -129,6 +129,9 @@ def test_empty_is_aligned_memory_freed_with_its_arrays():
     assert hzio.empty(0).shape == (0,)
     with pytest.raises(ValueError, match="negative dimensions"):
         hzio.empty((2, -1))
+    # More than the machine has is an exception, as numpy's MemoryError (not a kill when touched).
+    with pytest.raises(hzio.TooLargeError, match=f"cannot map {1 << 46} bytes"):
+        hzio.empty(1 << 46, np.uint8)
     # The memory goes when the last array viewing it does (not when the first view is dropped).
     del a, b
     before = _rss_bytes()
