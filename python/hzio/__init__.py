@@ -16,6 +16,7 @@ from ._errors import (ChangedError, CorruptError, Error, InternalError, InvalidA
                       LockedError, NotFoundError, OutOfRangeError, TooLargeError, UnavailableError,
                       UnsupportedError)
 from ._grid import Grid
+from ._memory import empty
 from ._dataset import Dataset, Field, open
 from ._views import FieldView
 from ._write import Writer, convert, create
@@ -23,7 +24,7 @@ from ._write import Writer, convert, create
 __version__ = "0.1.0"
 
 __all__ = [
-    "open", "create", "convert", "Dataset", "Field", "FieldView", "Grid",
+    "open", "create", "convert", "empty", "Dataset", "Field", "FieldView", "Grid",
     "Writer", "Error", "InvalidArgumentError", "NotFoundError", "OutOfRangeError", "CorruptError",
     "UnsupportedError", "IoError", "TooLargeError", "UnavailableError", "ChangedError", "LockedError",
     "InternalError",

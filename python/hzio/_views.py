@@ -8,6 +8,7 @@ import numpy as np
 
 from ._errors import InvalidArgumentError, OutOfRangeError
 from ._grid import Grid, grid_from_query
+from ._memory import empty
 
 __all__ = ["FieldView"]
 
@@ -94,7 +95,7 @@ class FieldView:
         if isinstance(key, str):
             return FieldView(self._ds, self._ds._field_index(key), self._level)
         sel = self._select(key)
-        out = np.empty(sel.read_shape, dtype=self.dtype)
+        out = empty(sel.read_shape, dtype=self.dtype)
         if sel.box is not None and out.size:
             for i, t in enumerate(sel.times):
                 self._ds._core.read_into(self._field.name, t, sel.box, self._level, False, out[i])

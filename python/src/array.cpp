@@ -1,8 +1,11 @@
 // numpy memory and boxes crossing the Python boundary (binding.h).
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "binding.h"
 #include "hzio/util/error.h"
+#include "hzio/util/large_allocation.h"
 
 namespace hzio::python {
 
@@ -24,6 +27,32 @@ bool FormatMatches(const char* format, Py_ssize_t itemsize, const DType& dtype) 
 }
 
 }  // namespace
+
+void BindMemory(nb::module_& m) {
+  m.def(
+      "aligned_bytes",
+      [](size_t bytes) {
+        // Where the result goes decides how fast it is placed: numpy's own large arrays start
+        // 16 bytes into a page (malloc's chunk header), so each row of a result shares its
+        // first and last cache lines with its neighbours, and those lines cannot be written by
+        // streaming stores (util/stream_copy.h). 512^3 float32 at full resolution (rows of 128
+        // and 256 bytes) read up to 1.3x slower into such an array than into this memory, which
+        // is what the C++ library's callers read into: 2 MiB-aligned, advised as huge pages.
+        // Checked commit: a result the machine cannot hold is TooLargeError here, as numpy's
+        // MemoryError would be, not the process killed while the read fills it.
+        auto memory = std::make_unique<LargeAllocation>(std::max<size_t>(bytes, 1), LargeAllocation::Pages::kHuge,
+                                                        LargeAllocation::Commit::kChecked);
+        uint8_t* data = memory->data();
+        nb::capsule owner(memory.get(), [](void* p) noexcept { delete static_cast<LargeAllocation*>(p); });
+        memory.release();
+        const size_t shape[1] = {bytes};
+        return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, 1, shape, owner);
+      },
+      nb::arg("bytes"),
+      "A new uninitialised writable uint8 numpy array of `bytes` bytes in memory aligned to 2 MiB and "
+      "advised as transparent huge pages (hzio::LargeAllocation; heap memory below 1 MiB), freed with "
+      "the last array viewing it.");
+}
 
 ArrayBuffer::ArrayBuffer(nb::handle array, const DType& dtype, int64_t bytes, bool writable, const std::string& what) {
   const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);

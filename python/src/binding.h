@@ -8,6 +8,7 @@
 
 #include <Python.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -35,6 +36,8 @@ void BindErrors(nb::module_& m);
 nb::class_<Dataset> BindDataset(nb::module_& m);
 void BindRead(nb::module_& m, nb::class_<Dataset>& dataset);
 void BindWrite(nb::module_& m);
+/// Binds `aligned_bytes`: memory for results as the library reads fastest into (array.cpp).
+void BindMemory(nb::module_& m);
 
 /// A header as the dict the Python Dataset reads its attributes from.
 nb::dict HeaderInfo(const IdxHeader& header);

@@ -112,6 +112,54 @@ def test_read_into_out(ds, small3d):
         ds.read("a", 2, box=((7, 5, 4), (61, 30, 20)), out=np.zeros(out.shape, np.float64))
 
 
+def _rss_bytes() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
+
+def test_empty_is_aligned_memory_freed_with_its_arrays():
+    huge = 2 << 20
+    a = hzio.empty((128, 256, 256), np.float32)
+    assert a.shape == (128, 256, 256) and a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable
+    assert a.ctypes.data % huge == 0, "large arrays start on a 2 MiB boundary"
+    b = hzio.empty(40 << 20, "u1")
+    assert b.ctypes.data % huge == 0 and b.shape == (40 << 20,) and b.dtype == np.uint8
+    small = hzio.empty((3, 4), np.uint16)
+    assert small.shape == (3, 4) and small.dtype == np.uint16, "below 32 MiB: numpy's own memory"
+    assert hzio.empty(0).shape == (0,)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        hzio.empty((2, -1))
+    # More than the machine has is an exception, as numpy's MemoryError (not a kill when touched).
+    with pytest.raises(hzio.TooLargeError, match=f"cannot map {1 << 46} bytes"):
+        hzio.empty(1 << 46, np.uint8)
+    # The memory goes when the last array viewing it does (not when the first view is dropped).
+    del a, b
+    before = _rss_bytes()
+    c = hzio.empty((256 << 20,), np.uint8)
+    view = c[1:]
+    c[...] = 1
+    del c
+    assert _rss_bytes() - before >= (250 << 20)
+    assert view[-1] == 1
+    del view
+    assert _rss_bytes() - before < (32 << 20), "256 MiB of hzio.empty memory was not freed"
+
+
+def test_large_results_are_aligned(tmp_path):
+    # 256 x 256 x 160 float32 (40 MiB): new arrays of reads and views come from hzio.empty.
+    shape = (160, 256, 256)
+    source = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    ds = hzio.create(tmp_path / "big.idx", shape=shape, fields={"v": "float32"}, compression="raw")
+    ds.write(source)
+    for got, what in ((ds.read(), "read()"), (ds["v"][0], "view")):
+        assert got.ctypes.data % (2 << 20) == 0, what
+        assert_same(got, source, what)
+    out = hzio.empty(shape, np.float32)
+    assert ds.read(out=out) is out
+    assert_same(out, source, "out=hzio.empty")
+    assert_same(ds.read(box=((0, 0, 8), (256, 256, 16))), source[8:16], "small results: numpy memory")
+
+
 def test_open_accepts_pathlike_and_limits(small3d):
     ds = hzio.open(small3d[0], threads=1, max_query_bytes=1000)
     assert ds.read(level=5).size > 0

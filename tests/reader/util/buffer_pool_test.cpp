@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -49,6 +50,27 @@ TEST(LargeAllocation, AbsurdSizeIsAClearError) {
     EXPECT_EQ(e.code(), ErrorCode::kTooLarge);
     EXPECT_NE(std::string(e.what()).find("cannot"), std::string::npos) << e.what();
   }
+}
+
+// MAP_NORESERVE skips the kernel's overcommit check; kChecked keeps it, so a request far beyond
+// RAM + swap is a clear error (under the default heuristic and under strict accounting).
+TEST(LargeAllocation, CheckedCommitRefusesMoreThanTheMachineHas) {
+  std::ifstream mode_file("/proc/sys/vm/overcommit_memory");
+  int mode = -1;
+  mode_file >> mode;
+  if (mode == 1) GTEST_SKIP() << "vm.overcommit_memory=1: the kernel grants every request";
+  const size_t absurd = size_t{1} << 46;  // 64 TiB
+  try {
+    LargeAllocation a(absurd, LargeAllocation::Pages::kHuge, LargeAllocation::Commit::kChecked);
+    FAIL() << "a checked 64 TiB allocation succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kTooLarge);
+    EXPECT_NE(std::string(e.what()).find("cannot map " + std::to_string(absurd) + " bytes"), std::string::npos)
+        << e.what();
+  }
+  LargeAllocation ok(size_t{4} << 20, LargeAllocation::Pages::kHuge, LargeAllocation::Commit::kChecked);
+  std::memset(ok.data(), 1, ok.size());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ok.data()) % (uintptr_t{2} << 20), 0u);
 }
 
 TEST(BufferPool, GivesBackTheSmallestRetainedBufferThatFits) {

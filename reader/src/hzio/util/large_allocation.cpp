@@ -14,7 +14,7 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 }  // namespace
 
-LargeAllocation::LargeAllocation(size_t bytes, Pages pages) : size_(bytes) {
+LargeAllocation::LargeAllocation(size_t bytes, Pages pages, Commit commit) : size_(bytes) {
   if (bytes == 0) return;
   if (bytes < kMappedThreshold) {
     data_ = new (std::nothrow) uint8_t[bytes];
@@ -26,7 +26,8 @@ LargeAllocation::LargeAllocation(size_t bytes, Pages pages) : size_(bytes) {
   Check(rounded >= bytes && rounded + kHugePage > rounded, ErrorCode::kTooLarge,
         "cannot allocate " + std::to_string(bytes) + " bytes");
   mapping_bytes_ = rounded + kHugePage;
-  void* p = ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (commit == Commit::kLazy ? MAP_NORESERVE : 0);
+  void* p = ::mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, flags, -1, 0);
   Check(p != MAP_FAILED, ErrorCode::kTooLarge, "cannot map " + std::to_string(bytes) + " bytes of memory");
   mapping_ = p;
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);

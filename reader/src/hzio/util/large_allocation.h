@@ -21,10 +21,15 @@ class LargeAllocation {
   /// kHuge: fastest to fill densely. kSparse: ordinary pages, for buffers only partly touched
   /// (a boundary cell of the parallel writer), where untouched 4 KiB pages cost no memory.
   enum class Pages { kHuge, kSparse };
+  /// kLazy: mapped MAP_NORESERVE, so the kernel's overcommit check never refuses it; memory the
+  /// machine cannot give is noticed only when touched (the OOM killer). kChecked: the kernel's
+  /// overcommit check applies (with the default heuristic, a request beyond RAM + swap fails
+  /// here as kTooLarge), for memory handed to callers who can act on the error (Python arrays).
+  enum class Commit { kLazy, kChecked };
 
   LargeAllocation() = default;
   /// Throws hzio::Error(kTooLarge) when out of memory.
-  explicit LargeAllocation(size_t bytes, Pages pages = Pages::kHuge);
+  explicit LargeAllocation(size_t bytes, Pages pages = Pages::kHuge, Commit commit = Commit::kLazy);
   ~LargeAllocation();
   LargeAllocation(LargeAllocation&& other) noexcept;
   LargeAllocation& operator=(LargeAllocation&& other) noexcept;
