@@ -2,10 +2,12 @@
 requests that reach the store (method, path, status), can add a fixed delay to every request (the
 benchmark's 20 ms per round trip), and can rewrite the Host header (OpenVisus 2.2.149 signs
 `host:` without the port, AmazonCloudStorage, so its signed requests only verify against a store
-that sees the Host it signed). Each client connection gets its own upstream connection (keep-alive
+that sees the Host it signed), and can fail uploads (`--fail-puts-after N`: every PUT after the
+first N is answered 500 without reaching the store, as a store failing for good). Each client connection gets its own upstream connection (keep-alive
 is mirrored); responses are relayed as they arrive.
 
     python store_proxy.py --upstream 127.0.0.1:9000 [--delay-ms 20] [--host-header 127.0.0.1]
+                          [--fail-puts-after N]
 
 prints `listening on PORT` once ready. GET /__proxy/stats answers the requests seen so far as
 JSON ({"requests": [[method, path, status, arrival ms], ...]}); GET /__proxy/reset forgets them.
@@ -20,8 +22,11 @@ import time
 
 
 class Proxy:
-    def __init__(self, upstream: tuple[str, int], delay: float, host_header: str | None):
+    def __init__(self, upstream: tuple[str, int], delay: float, host_header: str | None,
+                 fail_puts_after: int | None = None):
         self.upstream = upstream
+        self.fail_puts_after = fail_puts_after
+        self.puts = 0
         self.delay = delay
         self.host_header = host_header
         self.requests: list[list] = []
@@ -106,6 +111,16 @@ class Proxy:
                 self.requests.append(record)
                 if self.delay > 0:
                     await asyncio.sleep(self.delay)
+                if method == b"PUT" and self.fail_puts_after is not None:
+                    self.puts += 1
+                    if self.puts > self.fail_puts_after:
+                        error = (b"<?xml version=\"1.0\"?><Error><Code>InternalError</Code>"
+                                 b"<Message>failure injected by store_proxy.py</Message></Error>")
+                        record[2] = 500
+                        client_writer.write(b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/xml\r\n"
+                                            b"Content-Length: " + str(len(error)).encode() + b"\r\n\r\n" + error)
+                        await client_writer.drain()
+                        continue
                 if up_writer is None:
                     up_reader, up_writer = await asyncio.open_connection(*self.upstream, limit=1 << 22)
                 up_writer.write(head + body)
@@ -134,9 +149,10 @@ async def main() -> None:
     parser.add_argument("--listen-port", type=int, default=0)
     parser.add_argument("--delay-ms", type=float, default=0.0)
     parser.add_argument("--host-header", default=None)
+    parser.add_argument("--fail-puts-after", type=int, default=None)
     args = parser.parse_args()
     host, port = args.upstream.rsplit(":", 1)
-    proxy = Proxy((host, int(port)), args.delay_ms / 1000.0, args.host_header)
+    proxy = Proxy((host, int(port)), args.delay_ms / 1000.0, args.host_header, args.fail_puts_after)
     server = await asyncio.start_server(proxy.serve, "127.0.0.1", args.listen_port, limit=1 << 22)
     print(f"listening on {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
