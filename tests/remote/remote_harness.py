@@ -216,6 +216,11 @@ class StoreProxy:
         with urllib.request.urlopen(self.endpoint + "/__proxy/stats", timeout=10) as r:
             return [tuple(x) for x in json.loads(r.read())["requests"]]
 
+    def connections(self) -> int:
+        """Client connections accepted since the last reset."""
+        with urllib.request.urlopen(self.endpoint + "/__proxy/stats", timeout=10) as r:
+            return json.loads(r.read())["connections"]
+
     def requests(self) -> list[tuple[str, str, int]]:
         return [r[:3] for r in self.timed_requests()]
 
