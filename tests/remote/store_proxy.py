@@ -1,5 +1,5 @@
 """A small HTTP/1.1 proxy in front of the S3 or web server of a test or benchmark: it counts the
-requests that reach the store (method, path, status) and the client connections it accepted, can
+requests that reach the store (method, path, status) and the client connections that sent them, can
 add a fixed delay to every request (the benchmark's 20 ms per round trip), can rewrite the Host
 header (OpenVisus 2.2.149 signs `host:` without the port, AmazonCloudStorage, so its signed
 requests only verify against a store that sees the Host it signed), and can fail uploads
@@ -158,8 +158,7 @@ class Proxy:
         return True
 
     def serve(self, client_sock: socket.socket) -> None:
-        with self.lock:
-            self.connections += 1
+        counted = False  # a connection counts from its first request to the store (not to /__proxy/)
         client = Conn(client_sock)
         up: Conn | None = None
         pipe = os.pipe()
@@ -177,6 +176,10 @@ class Proxy:
                 if target.startswith(b"/__proxy/"):
                     self.answer_stats(client_sock, target)
                     continue
+                if not counted:
+                    counted = True
+                    with self.lock:
+                        self.connections += 1
                 body = client.read_exactly(int(headers[b"content-length"])) if b"content-length" in headers else b""
                 if self.host_header is not None:
                     lines = [line if not line.lower().startswith(b"host:")
