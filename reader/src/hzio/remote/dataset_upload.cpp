@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "hzio/access/dataset_paths.h"
+#include "hzio/codec/codec.h"
 #include "hzio/remote/crypto.h"
 #include "hzio/remote/object_store.h"
 #include "hzio/remote/object_uploader.h"
@@ -86,6 +87,13 @@ UploadResult UploadDataset(Dataset& source, const std::string& url, CopyOptions 
     Check(found[0].status == 404, ErrorCode::kInvalidArgument,
           where + ": a dataset is there already (written by another tool); refusing to overwrite it");
   }
+
+  for (const Field& f : header.fields)
+    if (notify && CodecSpec::Parse(f.compression).codec != Codec::kZip)
+      notify(where + ": field '" + f.name + "' goes up as " +
+             (f.compression.empty() ? std::string("raw") : f.compression) +
+             " blocks, which OpenVisus's S3 reader misreads (it takes every ARCO block for zip): give "
+             "--compression zip for OpenVisus clients");
 
   // Readers refuse the dataset from now until the last PUT (upload_marker.h).
   PutChecked(store, marker_key, FormatUploadMarker(Marker("uploading")));
