@@ -167,6 +167,9 @@ def test_refusals(minio, env, classic, tmp_path):
     minio.aws("s3", "cp", str(idx), "s3://data/up/foreign/visus.idx")
     foreign = run_hzio(["copy", idx, "s3://data/up/foreign/visus.idx"], env)
     assert foreign.returncode == 1 and "written by another tool" in foreign.stderr, foreign.stderr
+    no_bucket = run_hzio(["copy", idx, "s3://nosuchbucket/x/visus.idx"], env)
+    assert no_bucket.returncode == 1 and "the bucket 'nosuchbucket' does not exist" in no_bucket.stderr, \
+        no_bucket.stderr
     classic_dst = run_hzio(["copy", idx, "s3://data/up/classic-dst/visus.idx", "--blocksperfile", "4"], env)
     assert classic_dst.returncode == 1 and "ARCO datasets only" in classic_dst.stderr, classic_dst.stderr
     assert listing(minio, "up/classic-dst/") == []

@@ -72,6 +72,9 @@ UploadResult UploadDataset(Dataset& source, const std::string& url, CopyOptions 
   store.GetMany(gets, [&](size_t i, HttpResponse&& r) { found[i] = std::move(r); });
   for (size_t i = 0; i < 2; ++i)
     if (found[i].status != 200 && found[i].status != 404) throw store.ResponseError(gets[i].key, found[i]);
+  Check(found[0].body.find("<Code>NoSuchBucket</Code>") == std::string::npos, ErrorCode::kNotFound,
+        where + ": the bucket '" + store.location().bucket + "' does not exist at " + store.Url("") +
+            " (hzio creates no buckets: make it first, e.g. `aws s3 mb s3://" + store.location().bucket + "`)");
   UploadResult result;
   result.destination = where;
   if (found[1].status == 200) {
