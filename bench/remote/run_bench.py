@@ -13,6 +13,11 @@ Measured (medians of --repeat runs, each opening the dataset anew):
     arriving together form one);
   * hzio reading from its disk cache (filled beforehand) vs hzio reading the same dataset from the
     local disk (page cache).
+  * the proxy itself: hzio's full-resolution read from the store directly and through the proxy
+    without delay (it must pass bytes at loopback speed), the coarse read directly and through the
+    delaying proxy (it must add the delay per round trip and nothing else);
+  * CPU seconds of hzio (or OpenVisus), the store and the proxy in the full-resolution reads: on a
+    machine of few cores they share the cores, so the store's and the proxy's part matter.
 Targets: full resolution >= 3x OpenVisus; the coarse read in <= 3 round trips; the disk-cache
 re-read >= 0.5x the speed of the local read.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -41,6 +47,17 @@ from remote_harness import Minio, StoreProxy  # noqa: E402
 from run_bench import make_array  # noqa: E402  (bench/core's smooth field)
 
 import OpenVisus as ov  # noqa: E402
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
 
 
 def bench_read(bench: str, dataset: str, env: dict, *args) -> dict:
@@ -98,19 +115,37 @@ def main() -> None:
     hzio_proxy = StoreProxy(minio.port, delay_ms=args.delay_ms)
     # OpenVisus signs `host:` without the port; this proxy presents the Host it signed.
     ov_proxy = StoreProxy(minio.port, delay_ms=args.delay_ms, host_header="127.0.0.1")
+    plain_proxy = StoreProxy(minio.port, delay_ms=0)  # the proxy's own cost
     env = dict(minio.env(), AWS_ENDPOINT_URL=hzio_proxy.endpoint)
     url = "s3://bench/arco/visus.idx"
     ov_url = minio.openvisus_url("bench", "arco/visus.idx", ov_proxy.endpoint)
     coarse = maxh - 9
     rows = []
     try:
+        cpu = {}  # CPU seconds per full-resolution read: (reader, store, proxy)
         for level, what in ((maxh, "full resolution"), (coarse, "1/512 (level maxh-9)")):
             expected = a if level == maxh else None
+            before = (own_cpu(resource.RUSAGE_SELF), cpu_seconds(minio.proc.pid), cpu_seconds(ov_proxy.proc.pid))
             ov_s = openvisus_read(ov_url, level, rep, expected)
+            if level == maxh:
+                cpu["OpenVisus"] = [(x - y) / rep for x, y in zip(
+                    (own_cpu(resource.RUSAGE_SELF), cpu_seconds(minio.proc.pid), cpu_seconds(ov_proxy.proc.pid)), before)]
             hzio_proxy.reset()
+            before = (own_cpu(resource.RUSAGE_CHILDREN), cpu_seconds(minio.proc.pid), cpu_seconds(hzio_proxy.proc.pid))
             hz = bench_read(args.bench, url, env, "--level", level, "--repeat", rep)
+            if level == maxh:  # the child's CPU includes its untimed first allocation of the result
+                cpu["hzio"] = [(x - y) / rep for x, y in zip(
+                    (own_cpu(resource.RUSAGE_CHILDREN), cpu_seconds(minio.proc.pid), cpu_seconds(hzio_proxy.proc.pid)),
+                    before)]
             requests = len(hzio_proxy.requests()) / rep
-            rows.append((what, level, hz["samples"], ov_s, hz["median_s"], requests))
+            connections = hzio_proxy.connections() / rep
+            rows.append((what, level, hz["samples"], ov_s, hz["median_s"], requests, connections))
+        # The proxy's own cost: the full read from the store directly and through it without delay;
+        # the coarse read directly and through the delaying proxy.
+        direct = bench_read(args.bench, url, dict(env, AWS_ENDPOINT_URL=minio.endpoint), "--repeat", rep)
+        undelayed = bench_read(args.bench, url, dict(env, AWS_ENDPOINT_URL=plain_proxy.endpoint), "--repeat", rep)
+        coarse_direct = bench_read(args.bench, url, dict(env, AWS_ENDPOINT_URL=minio.endpoint), "--level", coarse,
+                                   "--repeat", 2 * rep + 1)
         # Round trips of one coarse read.
         hzio_proxy.reset()
         bench_read(args.bench, url, env, "--level", coarse, "--repeat", 1)
@@ -137,6 +172,7 @@ def main() -> None:
     finally:
         hzio_proxy.stop()
         ov_proxy.stop()
+        plain_proxy.stop()
         minio.stop()
 
     load = os.getloadavg()[0]
@@ -147,12 +183,28 @@ def main() -> None:
         f"(made in {made_s:.0f} s); MinIO on loopback behind a proxy adding {args.delay_ms:.0f} ms to every request; "
         f"medians of {rep} runs, each opening the dataset anew; one run of:", "",
         "    .venv/bin/python bench/remote/run_bench.py --bench build/bench/remote/hzio-bench-remote "
-        "--hzio build/reader/tools/hzio", "",
-        "| read | level | samples | OpenVisus S3 reader (s) | hzio (s) | hzio speed-up | hzio requests |",
-        "|---|---|---|---|---|---|---|",
+        f"--hzio build/reader/tools/hzio --size {n} --repeat {rep} --delay-ms {args.delay_ms:g}", "",
+        "| read | level | samples | OpenVisus S3 reader (s) | hzio (s) | hzio speed-up | hzio requests | hzio connections |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for what, level, samples, ov_s, hz_s, req in rows:
-        lines.append(f"| {what} | {level} | {samples} | {ov_s:.3f} | {hz_s:.3f} | {ov_s / hz_s:.1f}x | {req:.0f} |")
+    for what, level, samples, ov_s, hz_s, req, conns in rows:
+        lines.append(f"| {what} | {level} | {samples} | {ov_s:.3f} | {hz_s:.3f} | {ov_s / hz_s:.1f}x | {req:.0f} | "
+                     f"{conns:.0f} |")
+    coarse_delayed = rows[1][4]
+    lines += [
+        "",
+        "CPU seconds per full-resolution read (all on the same cores):",
+        "",
+        "| reader | reader CPU (s) | store (MinIO) CPU (s) | proxy CPU (s) |",
+        "|---|---|---|---|",
+    ] + [f"| {who} | {c[0]:.2f} | {c[1]:.2f} | {c[2]:.2f} |" for who, c in cpu.items()] + [
+        "",
+        f"The proxy: hzio's full-resolution read took {direct['median_s']:.3f} s from MinIO directly and "
+        f"{undelayed['median_s']:.3f} s through the proxy without delay ({undelayed['median_s'] / direct['median_s']:.2f}x); "
+        f"the coarse read took {coarse_direct['median_s'] * 1000:.0f} ms directly and {coarse_delayed * 1000:.0f} ms through "
+        f"the {args.delay_ms:.0f} ms proxy, i.e. {(coarse_delayed - coarse_direct['median_s']) * 1000 / max(1, round_trips):.0f} ms "
+        f"added per round trip.",
+    ]
     full_ratio = rows[0][3] / rows[0][4]
     cache_ratio = local_read["median_s"] / cached["median_s"]
     lines += [

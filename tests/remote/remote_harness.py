@@ -187,13 +187,17 @@ class Nginx:
 
 
 class StoreProxy:
-    """store_proxy.py in front of a store: counts requests, optionally delays or rewrites Host."""
+    """store_proxy.py in front of a store: counts requests, optionally delays, rewrites Host or
+    fails PUTs."""
 
-    def __init__(self, upstream_port: int, delay_ms: float = 0, host_header: str | None = None):
+    def __init__(self, upstream_port: int, delay_ms: float = 0, host_header: str | None = None,
+                 fail_puts_after: int | None = None):
         args = [sys.executable, str(HERE / "store_proxy.py"), "--upstream", f"127.0.0.1:{upstream_port}",
                 "--delay-ms", str(delay_ms)]
         if host_header is not None:
             args += ["--host-header", host_header]
+        if fail_puts_after is not None:
+            args += ["--fail-puts-after", str(fail_puts_after)]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent)
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
@@ -211,6 +215,11 @@ class StoreProxy:
         """(method, path, status, arrival in ms) of every request since the last reset."""
         with urllib.request.urlopen(self.endpoint + "/__proxy/stats", timeout=10) as r:
             return [tuple(x) for x in json.loads(r.read())["requests"]]
+
+    def connections(self) -> int:
+        """Client connections accepted since the last reset."""
+        with urllib.request.urlopen(self.endpoint + "/__proxy/stats", timeout=10) as r:
+            return json.loads(r.read())["connections"]
 
     def requests(self) -> list[tuple[str, str, int]]:
         return [r[:3] for r in self.timed_requests()]

@@ -248,6 +248,10 @@ int RunConvert(int argc, char** argv) {
   AddWriteOptions(args);
   if (!args.Parse(argc, argv, 2, 2, "INPUT and OUT.idx")) return 0;
   const std::string input_path = args.positionals()[0], out = args.positionals()[1];
+  Check(!IsRemoteUrl(out), ErrorCode::kUnsupported,
+        "hzio convert writes local datasets, not " + out.substr(0, out.find('?')) +
+            ": convert to a local OUT.idx, then upload it with `hzio copy OUT.idx " + out.substr(0, out.find('?')) +
+            "` (ARCO objects, a marker written last)");
   const StorageOptions storage = ReadStorageOptions(args);
   const std::optional<std::string> field_name = args.Get("--field");
   if (field_name) CheckFieldName(args, *field_name, "--field");

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "hzio/access/dataset_copy.h"
+#include "hzio/remote/dataset_upload.h"
 #include "hzio/util/error.h"
 #include "hzio/util/progress.h"
 #include "hzio/util/strings.h"
@@ -28,7 +29,46 @@ constexpr char kUsage[] =
     "Samples stream through in pieces of the domain in hz order (--slab-mb, default 64 MiB each):\n"
     "memory is a piece plus the destination blocks still waiting for samples. DST.idx must not\n"
     "exist; it is renamed into place after all its data,\n"
-    "so an interrupted copy leaves no dataset (running it again removes what it left).\n";
+    "so an interrupted copy leaves no dataset (running it again removes what it left).\n"
+    "\n"
+    "DST may be an S3 URL: s3://BUCKET/KEY/NAME.idx (endpoint and credentials from AWS_ENDPOINT_URL,\n"
+    "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_PROFILE or ~/.aws), or OpenVisus's\n"
+    "http(s)://HOST/BUCKET/KEY/NAME.idx?endpoint_url=...&access_key=...&secret_key=...: the dataset\n"
+    "is uploaded as ARCO (--arco SIZE, default the source's ARCO size or 1mb for a classic source;\n"
+    "classic block files are refused: an object store has no ranged writes), one object per block,\n"
+    "many PUTs at once with bounded memory. Readers see it when the upload is complete (a marker\n"
+    "object NAME.idx.hzio-upload is written first and last); run an interrupted upload again to\n"
+    "complete it. An existing complete dataset there is never overwritten.\n";
+
+// The bytes of samples a copy with `header` moves.
+int64_t CopyBytes(const IdxHeader& header) {
+  int64_t total = 0;
+  for (const Field& f : header.fields)
+    total += f.dtype.BytesFor(header.box.Size().Product()) * static_cast<int64_t>(header.time.List().size());
+  return total;
+}
+
+int Upload(Dataset& source, const std::string& dst, CopyOptions options,
+           std::chrono::steady_clock::time_point start) {
+  CopyOptions for_total = options;
+  for_total.arco = kDefaultUploadArcoBytes;  // any ARCO header: the total counts samples only
+  ProgressBar progress("upload", CopyBytes(CopyHeader(source.header(), "visus.idx", for_total)),
+                       ProgressBar::Unit::kBytes);
+  int64_t shown = 0;
+  options.progress = [&](int64_t done, int64_t) {
+    progress.Add(done - shown);
+    shown = done;
+  };
+  const UploadResult r = UploadDataset(source, dst, options, PrintNote);
+  progress.Finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The source as the dataset names itself (a URL without its credentials).
+  std::printf("uploaded %s to %s%s: %llu objects, %s stored (%s of samples) in %.2f s\n", source.source().c_str(),
+              r.destination.c_str(), r.resumed ? " (over an interrupted upload)" : "",
+              static_cast<unsigned long long>(r.objects), FormatBytes(static_cast<double>(r.bytes)).c_str(),
+              FormatBytes(static_cast<double>(r.sample_bytes)).c_str(), seconds);
+  return 0;
+}
 
 }  // namespace
 
@@ -58,11 +98,9 @@ int RunCopy(int argc, char** argv) {
 
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<Dataset> source = OpenDataset(src);
+  if (IsRemoteUrl(dst)) return Upload(*source, dst, options, start);
   const IdxHeader header = CopyHeader(source->header(), dst, options);
-  int64_t total = 0;
-  for (const Field& f : header.fields)
-    total += f.dtype.BytesFor(header.box.Size().Product()) * static_cast<int64_t>(header.time.List().size());
-  ProgressBar progress("copy", total, ProgressBar::Unit::kBytes);
+  ProgressBar progress("copy", CopyBytes(header), ProgressBar::Unit::kBytes);
   int64_t shown = 0;
   options.progress = [&](int64_t done, int64_t) {
     progress.Add(done - shown);

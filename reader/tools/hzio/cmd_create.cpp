@@ -57,6 +57,10 @@ int RunCreate(int argc, char** argv) {
   AddWriteOptions(args);
   if (!args.Parse(argc, argv, 1, 1, "OUT.idx")) return 0;
   const std::string out = args.positionals()[0];
+  Check(!IsRemoteUrl(out), ErrorCode::kUnsupported,
+        "hzio create writes local datasets, not " + out.substr(0, out.find('?')) +
+            ": an object store takes whole ARCO datasets, uploaded by `hzio copy SRC.idx " +
+            out.substr(0, out.find('?')) + "`");
 
   const std::optional<std::string> dims_text = args.Get("--dims");
   if (!dims_text) throw args.Usage("missing --dims X,Y[,Z]");

@@ -4,11 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "hzio/access/arco_block_source.h"
 #include "hzio/access/classic_block_source.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_copy.h"
+#include "hzio/access/dataset_paths.h"
+#include "hzio/format/arco_block_path.h"
+#include "hzio/storage/durable_file.h"
 #include "support/test_support.h"
 
 namespace hzio {
@@ -61,6 +66,57 @@ TEST(DatasetCopy, ClassicToArcoAndBackInSmallSlabs) {
   EXPECT_EQ(classic->header().blocks_per_file, 3);
   EXPECT_TRUE(classic->header().fields[0].hz_layout);
   ExpectSameReads(src, dir.File("classic.idx"));
+}
+
+// Keeps what a writer puts (an upload's stand-in is the local ARCO copy: same bytes expected).
+class CollectingOutput : public ArcoBlockOutput {
+ public:
+  void Put(int64_t time, const std::string& field, uint64_t block, ByteBuffer payload) override {
+    const std::string path = ArcoBlockPath("dst", time, field, block);
+    EXPECT_EQ(objects.count(path), 0u) << path << " put twice";
+    objects[path].assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+  }
+  void Finish() override { ++finished; }
+  std::map<std::string, std::string> objects;
+  int finished = 0;
+};
+
+TEST(DatasetCopy, AnOutputGetsTheBlocksOfTheLocalArcoCopy) {
+  testing::TempDir dir;
+  const std::string src = testing::WriteSyntheticDataset(dir, 40, 24, 12, 2);
+  auto source = OpenDataset(src);
+  CopyOptions options;
+  options.arco = 4096;
+  options.compression = "zip";
+  options.slab_bytes = 4096;  // many pieces: blocks of the coarse levels wait for several
+  CopyDataset(*source, dir.File("dst.idx"), options);
+
+  CollectingOutput output;
+  DatasetWriter writer("memory:dst.idx", CopyHeader(source->header(), "dst.idx", options), output, options.writer);
+  EXPECT_EQ(CopyDatasetInto(*source, writer, options), int64_t{40} * 24 * 12 * 4 * 2);
+  EXPECT_EQ(output.finished, 1);
+  EXPECT_EQ(writer.header().ToText(), ReadWholeFile(dir.File("dst.idx")));
+  size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir.File("dst"))) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    const std::string path = fs::relative(entry.path(), dir.path()).string();
+    ASSERT_EQ(output.objects.count(path), 1u) << path;
+    EXPECT_EQ(output.objects[path], ReadWholeFile(entry.path().string())) << path;
+  }
+  EXPECT_GT(files, 8u);
+  EXPECT_EQ(output.objects.size(), files);
+
+  // A writer with an output takes ARCO only; a block written again after it went out is refused.
+  EXPECT_HZIO_ERROR(DatasetWriter("memory:c.idx", CopyHeader(source->header(), "c.idx", CopyOptions{}), output),
+                    ErrorCode::kInternal, "ARCO datasets only");
+  CollectingOutput again;
+  DatasetWriter twice("memory:dst.idx", CopyHeader(source->header(), "dst.idx", options), again);
+  const IdxHeader& h = twice.header();
+  std::vector<uint8_t> samples(static_cast<size_t>(h.fields[0].dtype.BytesFor(h.box.Size().Product())), 1);
+  const int64_t t = h.time.List().front();
+  twice.Write(0, t, h.box, samples.data());
+  EXPECT_HZIO_ERROR(twice.Write(0, t, h.box, samples.data()), ErrorCode::kUnsupported, "written again after it went out");
 }
 
 TEST(DatasetCopy, SomeFieldsAndTimesteps) {

@@ -71,12 +71,16 @@ IdxHeader CopyHeader(const IdxHeader& source, const std::string& destination, co
 }
 
 int64_t CopyDataset(Dataset& source, const std::string& destination, const CopyOptions& options) {
-  const IdxHeader h = CopyHeader(source.header(), destination, options);
+  DatasetWriter writer(destination, CopyHeader(source.header(), destination, options), options.writer);
+  return CopyDatasetInto(source, writer, options);
+}
+
+int64_t CopyDatasetInto(Dataset& source, DatasetWriter& writer, const CopyOptions& options) {
+  const IdxHeader& h = writer.header();
   const std::vector<int64_t> times = h.time.List();
   const Point size = h.box.Size();
   int64_t total = 0;
   for (const Field& f : h.fields) total += f.dtype.BytesFor(size.Product()) * static_cast<int64_t>(times.size());
-  DatasetWriter writer(destination, h, options.writer);
   int64_t done = 0;
   for (size_t fi = 0; fi < h.fields.size(); ++fi) {
     const Field& field = h.fields[fi];

@@ -44,4 +44,9 @@ IdxHeader CopyHeader(const IdxHeader& source, const std::string& destination, co
 /// Returns the bytes of samples copied.
 int64_t CopyDataset(Dataset& source, const std::string& destination, const CopyOptions& options);
 
+/// The samples of `source` streamed into `writer` (made for a CopyHeader of it), then
+/// writer.Finish(): CopyDataset's pipeline for writers of other destinations (uploads,
+/// remote/dataset_upload.h). Returns the bytes of samples copied.
+int64_t CopyDatasetInto(Dataset& source, DatasetWriter& writer, const CopyOptions& options);
+
 }  // namespace hzio

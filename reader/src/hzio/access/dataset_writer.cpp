@@ -122,13 +122,21 @@ class DatasetWriter::Impl {
     Init();
   }
 
+  // A new ARCO dataset whose blocks go to `output` (no local files, no transaction).
+  Impl(std::string name, IdxHeader header, ArcoBlockOutput& output, WriterOptions options)
+      : options_(std::move(options)), txn_(nullptr), idx_path_(std::move(name)), output_(&output) {
+    Check(header.arco > 0, ErrorCode::kInternal, idx_path_ + ": a block output takes ARCO datasets only");
+    header_ = std::move(header);
+    Init();
+  }
+
   void Init() {
-    header_ = txn_->target();
+    if (txn_ != nullptr) header_ = txn_->target();
     codecs_ = CheckWritable(header_, idx_path_);
     for (const Field& f : header_.fields) default_samples_.push_back(f.DefaultSample());
     expected_ = header_.box.Size().Product();
     layout_ = std::make_unique<BlockLayout>(header_.bitmask, header_.bits_per_block);
-    if (header_.arco > 0) {
+    if (header_.arco > 0 && output_ == nullptr) {
       // ARCO block files sit at places fixed by the .idx path (idx-format.md §4.12): a new dataset's
       // go straight there, the .idx last (absent until then; DatasetTransaction::Create removed what
       // a killed writer left). Changing a committed dataset's blocks in place would break contract 3.
@@ -205,7 +213,7 @@ class DatasetWriter::Impl {
         if (pieces[i].pending != nullptr && pieces[i].pending->remaining <= 0) done.push_back(pieces[i].pending);
       FlushBlocks(done);
     }
-    txn_->MarkWritten(field, time);
+    if (txn_ != nullptr) txn_->MarkWritten(field, time);
     written_ += box.Size().Product();
     if (options_.progress) options_.progress(written_, expected_);
   }
@@ -238,6 +246,7 @@ class DatasetWriter::Impl {
       for (const std::string& d : dirs) SyncDirectory(d);
       SyncDirectory(arco_root_);
     }
+    if (output_ != nullptr) output_->Finish();
     finished_ = true;
     if (owned_txn_) owned_txn_->Commit();
   }
@@ -303,8 +312,11 @@ class DatasetWriter::Impl {
     const Field& f = header_.fields[static_cast<size_t>(field)];
     const size_t bytes = static_cast<size_t>(f.dtype.BytesFor(layout_->samples_per_block()));
     p->row_major = !f.hz_layout;
-    if (!arco_root_.empty()) {
+    if (header_.arco > 0) {
       p->samples = TakeBuffer(bytes);
+      Check(output_ == nullptr || !arco_written_.count(key), ErrorCode::kUnsupported,
+            idx_path_ + ": block " + std::to_string(block) + " of field '" + f.name +
+                "' was written again after it went out (an output takes every block once, complete)");
       if (!covers_block && arco_written_.count(key)) {  // flushed earlier by this write: merge with it
         queue_->Drain();
         const std::string path = ArcoBlockPath(arco_root_, time, f.name, block);
@@ -418,6 +430,12 @@ class DatasetWriter::Impl {
         const CodecSpec& spec = codecs_[static_cast<size_t>(p.field)];
         ByteBuffer payload = spec.codec == Codec::kRaw ? std::move(p.samples) : std::move(encoded_[i]);
         if (spec.codec != Codec::kRaw) GiveBuffer(std::move(p.samples));
+        if (output_ != nullptr) {  // one object per block (§4.12), stored by the output
+          output_->Put(p.time, header_.fields[static_cast<size_t>(p.field)].name, p.block, std::move(payload));
+          arco_written_.insert(Key(p.field, p.time, p.block));
+          pending_.erase(Key(p.field, p.time, p.block));
+          continue;
+        }
         if (!arco_root_.empty()) {  // one file per block, no table (§4.12)
           const std::string& name = header_.fields[static_cast<size_t>(p.field)].name;
           const std::string path = ArcoBlockPath(arco_root_, p.time, name, p.block);
@@ -469,6 +487,7 @@ class DatasetWriter::Impl {
   std::set<std::string> arco_parts_;
   std::unordered_set<std::string> arco_written_;
   std::vector<std::string> arco_files_;
+  ArcoBlockOutput* output_ = nullptr;  // ARCO blocks go there instead (no transaction, no files)
   int64_t written_ = 0;
   int64_t expected_ = 0;
   std::unique_ptr<WriteQueue> queue_;  // last: drains before the buffers it recycles into go away
@@ -478,6 +497,8 @@ DatasetWriter::DatasetWriter(std::string idx_path, IdxHeader header, WriterOptio
     : impl_(std::make_unique<Impl>(std::move(idx_path), std::move(header), std::move(options))) {}
 DatasetWriter::DatasetWriter(DatasetTransaction& txn, WriterOptions options)
     : impl_(std::make_unique<Impl>(txn, std::move(options))) {}
+DatasetWriter::DatasetWriter(const std::string& name, IdxHeader header, ArcoBlockOutput& output, WriterOptions options)
+    : impl_(std::make_unique<Impl>(name, std::move(header), output, std::move(options))) {}
 DatasetWriter::~DatasetWriter() = default;
 const IdxHeader& DatasetWriter::header() const { return impl_->header(); }
 void DatasetWriter::Write(int field, int64_t time, const Box& box, const uint8_t* data) {

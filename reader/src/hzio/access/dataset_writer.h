@@ -17,6 +17,7 @@
 
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/format/idx_header.h"
+#include "hzio/util/byte_buffer.h"
 
 namespace hzio {
 
@@ -34,6 +35,19 @@ struct WriterOptions {
   std::function<void(int64_t, int64_t)> progress;
 };
 
+/// Where a writer of a new ARCO dataset that has no local folder puts its block payloads (an
+/// upload into an object store: remote/dataset_upload.h). Put may block (bounded memory: it waits
+/// while too many payloads are on their way); errors it or Finish throw end the write.
+class ArcoBlockOutput {
+ public:
+  virtual ~ArcoBlockOutput() = default;
+  /// The encoded block `block` of field `field_name` at `time` (the object at ArcoBlockPath(stem,
+  /// time, field_name, block), idx-format.md §4.12). Every block is put once, complete.
+  virtual void Put(int64_t time, const std::string& field_name, uint64_t block, ByteBuffer payload) = 0;
+  /// Returns when everything put is stored.
+  virtual void Finish() = 0;
+};
+
 class DatasetWriter {
  public:
   /// Starts a write transaction of its own on the dataset at `idx_path` (taking its lock), for
@@ -44,6 +58,11 @@ class DatasetWriter {
   /// Writes inside `txn` (already set up: Create, AddField, AddTimestep...) into txn.target();
   /// the caller commits `txn` after Finish(). `options.sync/wait/allow_existing` are not used.
   DatasetWriter(DatasetTransaction& txn, WriterOptions options = {});
+  /// Writes the new ARCO dataset `header` (header.arco > 0) block by block into `output`, named
+  /// `name` in messages: no local files, no transaction, no `.idx` (the caller stores it after
+  /// Finish). Writes must complete each block once (as CopyDataset's pieces do): a block written
+  /// again after it went out is refused (kUnsupported).
+  DatasetWriter(const std::string& name, IdxHeader header, ArcoBlockOutput& output, WriterOptions options = {});
   ~DatasetWriter();  // without Finish(): stops; its own transaction removes what it staged
   DatasetWriter(const DatasetWriter&) = delete;
   DatasetWriter& operator=(const DatasetWriter&) = delete;

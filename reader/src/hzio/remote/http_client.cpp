@@ -80,6 +80,10 @@ long EnvMilliseconds(const char* name, long fallback) {
 
 }  // namespace
 
+size_t DecodeBacklog(const HttpClient& client, size_t pool_threads) {
+  return std::max(2 * pool_threads + 2, static_cast<size_t>(std::max(1, client.options().max_in_flight)));
+}
+
 bool IsTransientFailure(int curl_code, long status) {
   switch (static_cast<CURLcode>(curl_code)) {
     case CURLE_OK:

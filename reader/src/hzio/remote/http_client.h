@@ -104,6 +104,12 @@ class HttpClient {
   std::atomic<uint64_t> batches_{0};
 };
 
+/// How many received responses may wait for the decoding pool (of `pool_threads`) before the
+/// transfer thread decodes one itself: as many as requests in flight, so that the transfer thread
+/// keeps the pipeline full instead of decoding while the store's answers wait (decoding is the
+/// slower side on few cores). Memory stays bounded: a response per slot in flight plus one waiting.
+size_t DecodeBacklog(const HttpClient& client, size_t pool_threads);
+
 /// Whether a transfer that ended with libcurl result `curl_code` (0 = completed) and HTTP
 /// `status` is worth another attempt: connection failures, timeouts, truncated transfers, 5xx and
 /// 429 (throttling) are; 4xx and everything else are not.

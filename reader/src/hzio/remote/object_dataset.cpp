@@ -65,6 +65,8 @@ std::shared_ptr<Dataset> OpenObjectDataset(const std::string& url, const OpenOpt
   if (responses[0].status != 0) {
     const HttpResponse& idx = responses[0];
     const HttpResponse& marker = responses[1];
+    // An upload that has not finished is refused first: its .idx may not be there yet.
+    if (marker.status == 200) CheckUploadComplete(ParseUploadMarker(marker.body, store->Url(marker_key)), id);
     const std::string marker_validator = marker.status == 200 ? ObjectValidator(marker) : "";
     if (idx.status == 304 && cached) {
       header = *cached;
@@ -80,9 +82,7 @@ std::shared_ptr<Dataset> OpenObjectDataset(const std::string& url, const OpenOpt
     }
     if (disk && (!cached || cached->version != header.version || cached->text != header.text))
       StoreCachedHeader(*disk, id, header);
-    if (marker.status == 200) {
-      CheckUploadComplete(ParseUploadMarker(marker.body, store->Url(marker_key)), id);
-    } else if (marker.status != 404 && marker.status != 403) {
+    if (marker.status != 200 && marker.status != 404 && marker.status != 403) {
       // 403: a public bucket that does not let anonymous readers list it answers so for objects
       // that do not exist.
       throw store->ResponseError(marker_key, marker);

@@ -123,6 +123,17 @@ HttpResponse ObjectStore::Put(const std::string& key, std::shared_ptr<const std:
   return client_->Perform(r, [this](HttpRequest& req) { Sign(req); });
 }
 
+void ObjectStore::PutMany(std::span<const PutObject> puts, const HttpClient::OnResponse& on_response) const {
+  std::vector<HttpRequest> requests;
+  requests.reserve(puts.size());
+  for (const PutObject& p : puts) {
+    HttpRequest r = Request("PUT", p.key);
+    r.body = p.body;
+    requests.push_back(std::move(r));
+  }
+  client_->PerformMany(requests, on_response, [this](HttpRequest& r) { Sign(r); });
+}
+
 HttpResponse ObjectStore::Delete(const std::string& key) const {
   return client_->Perform(Request("DELETE", key), [this](HttpRequest& r) { Sign(r); });
 }

@@ -52,6 +52,13 @@ class ObjectStore {
   HttpResponse Head(const std::string& key) const;
   /// PUTs `body` as `key` (Content-Length and a signed payload hash).
   HttpResponse Put(const std::string& key, std::shared_ptr<const std::string> body) const;
+  struct PutObject {
+    std::string key;
+    std::shared_ptr<const std::string> body;
+  };
+  /// PUTs every object (many in flight, the transport's retries); `on_response(i, response)` runs
+  /// on this thread as each one completes, with any status.
+  void PutMany(std::span<const PutObject> puts, const HttpClient::OnResponse& on_response) const;
   /// DELETEs `key` (S3 answers 204 whether or not it existed).
   HttpResponse Delete(const std::string& key) const;
 

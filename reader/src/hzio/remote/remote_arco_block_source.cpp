@@ -40,7 +40,7 @@ void RemoteArcoBlockSource::Fetch(std::span<const BlockKey> keys, const BlockSin
     gets.push_back(std::move(get));
   }
   ThreadPool& pool = ThreadPool::Shared();
-  TaskGroup tasks(&pool, static_cast<size_t>(2 * pool.size() + 2));
+  TaskGroup tasks(&pool, DecodeBacklog(store().client(), pool.size()));
   store().GetMany(gets, [&](size_t i, HttpResponse&& res) {
     if (tasks.failed()) tasks.Wait();  // rethrows the error, ending the transfers
     const BlockKey& k = keys[i];

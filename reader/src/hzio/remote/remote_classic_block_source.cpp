@@ -190,7 +190,7 @@ void RemoteClassicBlockSource::Fetch(std::span<const BlockKey> keys, const Block
 
   // Decoding and placing run on the pool while the transfers go on; a bounded backlog.
   ThreadPool& pool = ThreadPool::Shared();
-  TaskGroup tasks(&pool, static_cast<size_t>(2 * pool.size() + 2));
+  TaskGroup tasks(&pool, DecodeBacklog(store().client(), pool.size()));
   store().GetMany(gets, [&](size_t g, HttpResponse&& res) {
     if (tasks.failed()) tasks.Wait();  // rethrows the error, ending the transfers
     const Range& r = ranges[g];
