@@ -96,6 +96,10 @@ def test_upload_with_credentials_in_openvisus_url_form(ov, minio, tmp_path):
     assert "(arco)\n16384" in header, header  # the source's 16kb blocks
     dims = read_idx_geometry(folder / "visus.idx").box_p2
     compare_levels(ov, folder / "visus.idx", url, bare, dims, sources, tmp_path)
+    # Copied back down from the same URL: the summary names the source without its credentials.
+    down = check_hzio(["copy", url, tmp_path / "down" / "visus.idx"], bare)
+    assert minio.SECRET_KEY not in down.stdout + down.stderr, down.stdout + down.stderr
+    assert "copied " in down.stdout, down.stdout
 
 
 def test_a_failing_store_leaves_an_incomplete_dataset_that_a_rerun_completes(minio, env, classic, tmp_path):

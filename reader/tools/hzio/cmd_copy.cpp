@@ -109,7 +109,8 @@ int RunCopy(int argc, char** argv) {
   const int64_t bytes = CopyDataset(*source, dst, options);
   progress.Finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("copied %s to %s: %zu field(s), %zu timestep(s), %s, %s in %.2f s\n", src.c_str(), dst.c_str(),
+  // The source as the dataset names itself: a URL without the credentials it may carry.
+  std::printf("copied %s to %s: %zu field(s), %zu timestep(s), %s, %s in %.2f s\n", source->source().c_str(), dst.c_str(),
               header.fields.size(), header.time.List().size(),
               header.arco > 0 ? ("ARCO " + std::to_string(header.arco) + "-byte blocks").c_str()
                               : ("classic, bitsperblock " + std::to_string(header.bits_per_block)).c_str(),
