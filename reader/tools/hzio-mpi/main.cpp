@@ -27,7 +27,7 @@ constexpr const char* kUsage =
     "where the file system allows it; --no-direct-io keeps them buffered); --wait waits while another\n"
     "writer holds OUT.idx.lock (default: fail).\n"
     "--memory-budget (e.g. 512m, 2g) bounds each rank's aggregation buffer: a larger checkpoint or\n"
-    "read goes in rounds (same bytes). Default: a quarter of the node's memory over its ranks, >= 256m.\n"
+    "read goes in rounds (same bytes). Default 256m (less on a node short of memory).\n"
     "read --out writes what the ranks read (the --box at each level) to one .npy, (nz, ny, nx[, c]),\n"
     "with {field} and {level} in its name replaced when several fields or levels are read.\n";
 

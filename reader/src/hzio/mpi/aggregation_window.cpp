@@ -134,7 +134,7 @@ int64_t AggregationWindow::DefaultBudget(MPI_Comm comm) {
   const int node_ranks = CommSize(node);
   MPI_Comm_free(&node);
   const long double memory = static_cast<long double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
-  return std::max(kMinDefaultBudget, static_cast<int64_t>(memory / 4 / node_ranks));
+  return std::clamp(static_cast<int64_t>(memory / 4 / node_ranks), kMinDefaultBudget, kMaxCachedBytes);
 }
 
 int64_t AggregationWindow::ChooseBudget(int64_t option, int64_t default_budget) {

@@ -50,7 +50,8 @@ struct ReadOptions {
   bool missing_files_are_errors = true; // a file that should hold requested blocks must exist
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator window per rank for two-phase reads (the minimum
-                              // over ranks counts); 0 = AggregationWindow::DefaultBudget. Larger reads go in rounds.
+                              // over ranks counts); 0 = AggregationWindow::DefaultBudget (256 MiB). Larger
+                              // reads go in rounds.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.

@@ -47,7 +47,7 @@ struct WriteOptions {
   std::function<void(const std::string&)> notify;  // rank 0's notes (waiting for the lock, ...)
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator buffer per rank (the minimum over ranks counts);
-                              // 0 = AggregationWindow::DefaultBudget. Larger timesteps go in rounds.
+                              // 0 = AggregationWindow::DefaultBudget (256 MiB). Larger timesteps go in rounds.
 };
 
 class ParallelWriter {
