@@ -141,13 +141,15 @@ def mem_available():
 
 
 def fits(op, per_rank_bytes, ranks, methods, scratch, cold):
-    """None when the combination fits this machine, else the reason it does not. Memory: the case's
-    data, the read-back buffers and hzio's aggregation window, about 3x the data per rank; disk: a
-    write keeps one method's files at a time, a read every method's."""
-    need_mem = ranks * (3 * per_rank_bytes + (256 << 20))
+    """None when the combination fits this machine, else the reason it does not. Memory per rank:
+    the case's data, the HZ floor's encoded copy, hzio's aggregation window (<= the data) and, for
+    reads, the read-back buffer, plus the libraries' buffers (2.6-3.1 GB per rank were seen reading
+    512³ float32, 0.5 GiB of data); disk: a write keeps one method's files at a time, a read every
+    method's."""
+    need_mem = ranks * ((3.5 if op == "write" else 4.5) * per_rank_bytes + (512 << 20))
     avail = mem_available()
     if need_mem > 0.9 * avail:
-        return f"needs ~{need_mem / 2**30:.1f} GiB of memory, {avail / 2**30:.1f} GiB available"
+        return f"needs ~{need_mem / 2**30:.1f} GiB of memory, {avail / 2**30:.1f} GiB available now"
     copies = 1 if op == "write" else len(methods)
     need_disk = int(1.1 * copies * ranks * per_rank_bytes)
     os.makedirs(scratch, exist_ok=True)
