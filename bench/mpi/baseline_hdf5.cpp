@@ -26,6 +26,8 @@ Slab MakeSlab(const S3dCase& c, int comps) {
   return sl;
 }
 
+hid_t Element(const S3dCase& c) { return c.float32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
+
 template <class Transfer>
 void EachField(const S3dCase& c, hid_t file, bool create, Transfer&& transfer) {
   const hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -33,7 +35,7 @@ void EachField(const S3dCase& c, hid_t file, bool create, Transfer&& transfer) {
   for (size_t f = 0; f < c.fields.size(); ++f) {
     const Slab sl = MakeSlab(c, c.fields[f].dtype.components());
     const hid_t filespace = H5Screate_simple(sl.rank, sl.global, nullptr);
-    const hid_t ds = create ? H5Dcreate2(file, c.fields[f].name.c_str(), H5T_NATIVE_DOUBLE, filespace, H5P_DEFAULT,
+    const hid_t ds = create ? H5Dcreate2(file, c.fields[f].name.c_str(), Element(c), filespace, H5P_DEFAULT,
                                          H5P_DEFAULT, H5P_DEFAULT)
                             : H5Dopen2(file, c.fields[f].name.c_str(), H5P_DEFAULT);
     if (ds < 0) throw std::runtime_error("HDF5 dataset " + c.fields[f].name);
@@ -60,7 +62,7 @@ void WriteHdf5(const S3dCase& c, const std::string& dir) {
   const hid_t file = H5Fcreate((dir + "/s3d.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file < 0) throw std::runtime_error("H5Fcreate");
   EachField(c, file, true, [&](hid_t ds, hid_t mem, hid_t fs, hid_t dxpl, size_t f) {
-    return H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, fs, dxpl, c.data[f].data());
+    return H5Dwrite(ds, Element(c), mem, fs, dxpl, c.data[f].data());
   });
   H5Fclose(file);
   H5Pclose(fapl);
@@ -75,7 +77,7 @@ void ReadHdf5(const S3dCase& c, const std::string& dir, std::vector<std::vector<
   const hid_t file = H5Fopen((dir + "/s3d.h5").c_str(), H5F_ACC_RDONLY, fapl);
   if (file < 0) throw std::runtime_error("H5Fopen");
   EachField(c, file, false, [&](hid_t ds, hid_t mem, hid_t fs, hid_t dxpl, size_t f) {
-    return H5Dread(ds, H5T_NATIVE_DOUBLE, mem, fs, dxpl, out[f].data());
+    return H5Dread(ds, Element(c), mem, fs, dxpl, out[f].data());
   });
   H5Fclose(file);
   H5Pclose(fapl);

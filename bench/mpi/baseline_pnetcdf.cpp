@@ -37,14 +37,16 @@ void WritePnetcdf(const S3dCase& c, const std::string& dir) {
       nd = 4;
     }
     int v;
-    Ok(ncmpi_def_var(nc, f.name.c_str(), NC_DOUBLE, nd, dims, &v), "def_var");
+    Ok(ncmpi_def_var(nc, f.name.c_str(), c.float32 ? NC_FLOAT : NC_DOUBLE, nd, dims, &v), "def_var");
     vars.push_back(v);
   }
   Ok(ncmpi_enddef(nc), "enddef");
   for (size_t f = 0; f < c.fields.size(); ++f) {
     MPI_Offset start[4], count[4];
     Extent(c, c.fields[f].dtype.components(), start, count);
-    Ok(ncmpi_put_vara_double_all(nc, vars[f], start, count, reinterpret_cast<const double*>(c.data[f].data())), "put_vara");
+    Ok(c.float32 ? ncmpi_put_vara_float_all(nc, vars[f], start, count, reinterpret_cast<const float*>(c.data[f].data()))
+                 : ncmpi_put_vara_double_all(nc, vars[f], start, count, reinterpret_cast<const double*>(c.data[f].data())),
+       "put_vara");
   }
   if (c.durable) Ok(ncmpi_sync(nc), "sync");  // collective; MPI_File_sync underneath
   Ok(ncmpi_close(nc), "close");
@@ -58,7 +60,9 @@ void ReadPnetcdf(const S3dCase& c, const std::string& dir, std::vector<std::vect
     Ok(ncmpi_inq_varid(nc, c.fields[f].name.c_str(), &v), "inq_varid");
     MPI_Offset start[4], count[4];
     Extent(c, c.fields[f].dtype.components(), start, count);
-    Ok(ncmpi_get_vara_double_all(nc, v, start, count, reinterpret_cast<double*>(out[f].data())), "get_vara");
+    Ok(c.float32 ? ncmpi_get_vara_float_all(nc, v, start, count, reinterpret_cast<float*>(out[f].data()))
+                 : ncmpi_get_vara_double_all(nc, v, start, count, reinterpret_cast<double*>(out[f].data())),
+       "get_vara");
   }
   Ok(ncmpi_close(nc), "close");
 }

@@ -15,7 +15,7 @@ namespace {
 
 std::string RankFile(const std::string& dir, int rank) { return dir + "/fpp_" + std::to_string(rank) + ".bin"; }
 
-// Subarray of this rank's box in a global (z, y, x, c) array of doubles.
+// Subarray of this rank's box in a global (z, y, x, c) array of the case's elements.
 MPI_Datatype FileType(const S3dCase& c, int comps) {
   const int sizes[4] = {static_cast<int>(c.domain.p2[2]), static_cast<int>(c.domain.p2[1]),
                         static_cast<int>(c.domain.p2[0]), comps};
@@ -23,7 +23,7 @@ MPI_Datatype FileType(const S3dCase& c, int comps) {
   const int sub[4] = {static_cast<int>(s[2]), static_cast<int>(s[1]), static_cast<int>(s[0]), comps};
   const int start[4] = {static_cast<int>(c.mine.p1[2]), static_cast<int>(c.mine.p1[1]), static_cast<int>(c.mine.p1[0]), 0};
   MPI_Datatype t;
-  MPI_Type_create_subarray(4, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &t);
+  MPI_Type_create_subarray(4, sizes, sub, start, MPI_ORDER_C, c.Element(), &t);
   MPI_Type_commit(&t);
   return t;
 }
@@ -75,10 +75,11 @@ void WriteMpiIo(const S3dCase& c, const std::string& dir) {
   for (size_t f = 0; f < c.fields.size(); ++f) {
     const int comps = c.fields[f].dtype.components();
     MPI_Datatype t = FileType(c, comps);
-    MPI_File_set_view(fh, disp, MPI_DOUBLE, t, "native", MPI_INFO_NULL);
-    MPI_File_write_all(fh, c.data[f].data(), static_cast<int>(c.data[f].size() / 8), MPI_DOUBLE, MPI_STATUS_IGNORE);
+    MPI_File_set_view(fh, disp, c.Element(), t, "native", MPI_INFO_NULL);
+    MPI_File_write_all(fh, c.data[f].data(), static_cast<int>(c.data[f].size() / c.ElementBytes()), c.Element(),
+                       MPI_STATUS_IGNORE);
     MPI_Type_free(&t);
-    disp += c.domain.Size().Product() * comps * 8;
+    disp += c.domain.Size().Product() * comps * c.ElementBytes();
   }
   if (c.durable) MPI_File_sync(fh);  // collective
   MPI_File_close(&fh);
@@ -93,10 +94,11 @@ void ReadMpiIo(const S3dCase& c, const std::string& dir, std::vector<std::vector
   for (size_t f = 0; f < c.fields.size(); ++f) {
     const int comps = c.fields[f].dtype.components();
     MPI_Datatype t = FileType(c, comps);
-    MPI_File_set_view(fh, disp, MPI_DOUBLE, t, "native", MPI_INFO_NULL);
-    MPI_File_read_all(fh, out[f].data(), static_cast<int>(out[f].size() / 8), MPI_DOUBLE, MPI_STATUS_IGNORE);
+    MPI_File_set_view(fh, disp, c.Element(), t, "native", MPI_INFO_NULL);
+    MPI_File_read_all(fh, out[f].data(), static_cast<int>(out[f].size() / c.ElementBytes()), c.Element(),
+                      MPI_STATUS_IGNORE);
     MPI_Type_free(&t);
-    disp += c.domain.Size().Product() * comps * 8;
+    disp += c.domain.Size().Product() * comps * c.ElementBytes();
   }
   MPI_File_close(&fh);
 }

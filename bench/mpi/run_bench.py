@@ -2,14 +2,26 @@
 """Runs the hzio::mpi benchmarks side by side and writes bench/mpi/RESULTS.md.
 
   python3 bench/mpi/run_bench.py --build build-mpi [--reps 5] [--ranks 1,2,4,8]
+  python3 bench/mpi/run_bench.py --build build --sizes 64,128,256,512f32 --regimes page,durable,cold \
+      --ranks 1,2,4,8 [--reps 5]
+
+The first form is the small-size suite (32³ per rank, every variant); the second the realistic sizes
+of issue 18: N³ samples per rank of the S3D case (16 float64 values per sample, "N") or of one
+float32 field ("Nf32"), in three regimes — page cache (write and read), durable (every method
+fsyncs before it returns), cold (the page cache dropped before every read of every method) — and
+writes its tables between the "sizes" markers of RESULTS.md. Combinations that do not fit this
+machine's memory or disk are skipped with the reason printed.
 
 Every number in one table comes from the same `hzio_mpi_bench` run (methods interleaved, order
 shuffled every repetition, medians of --reps), so ratios are measured side by side."""
 import argparse
 import json
 import os
+import shutil
 import subprocess
+import sys
 import time
+from collections import namedtuple
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_osc="^ucx")
 
@@ -33,7 +45,19 @@ def status(ok):
     return "met" if ok else "NOT met"
 
 
-PEERS = ("mpi-io", "hdf5", "pnetcdf")  # the shared-file libraries hzio must be ahead of
+# One entry per method: its name in hzio_mpi_bench's write and read lines and its role in the
+# ratios ("subject": hzio; "fpp": file-per-process; "peer": the libraries hzio must be ahead of;
+# "floor": the HZ floor). Another method (e.g. PIDX) is one more entry here and in the bench.
+Method = namedtuple("Method", "write read role")
+METHODS = [
+    Method("hzio", "hzio two-phase", "subject"),
+    Method("file-per-process", "file-per-process", "fpp"),
+    Method("mpi-io", "mpi-io", "peer"),
+    Method("hdf5", "hdf5", "peer"),
+    Method("pnetcdf", "pnetcdf", "peer"),
+    Method("hz floor", "hz floor", "floor"),
+]
+PEERS = tuple(m.write for m in METHODS if m.role == "peer")  # the shared-file libraries hzio must be ahead of
 FLOOR = "hz floor"  # file-per-process of HZ-ordered data: the least any HZ writer/reader does (hz_floor.h)
 
 
@@ -90,13 +114,147 @@ def verdicts(writes, reads, levels, balance):
     return out
 
 
+REGIMES = {  # name -> (bench op, extra flags, title)
+    "page": [("write", [], "page-cache write"), ("read", [], "page-cache read")],
+    "durable": [("write", ["--sync"], "durable write (every method fsyncs before returning)")],
+    "cold": [("read", ["--cold"], "cold read (page cache dropped before every read)")],
+}
+
+
+def parse_size(token):
+    """"256" -> (256, "s3d"): the S3D case, 16 float64 values per sample; "512f32" -> (512, "float32")."""
+    if token.endswith("f32"):
+        return int(token[:-3]), "float32"
+    return int(token), "s3d"
+
+
+def size_label(n, kind):
+    return f"{n}³ × 16 float64" if kind == "s3d" else f"{n}³ float32"
+
+
+def mem_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def fits(op, per_rank_bytes, ranks, methods, scratch, cold):
+    """None when the combination fits this machine, else the reason it does not. Memory per rank:
+    the case's data, the HZ floor's encoded copy, hzio's aggregation window (<= the data) and, for
+    reads, the read-back buffer, plus the libraries' buffers (2.6-3.1 GB per rank were seen reading
+    512³ float32, 0.5 GiB of data); disk: a write keeps one method's files at a time, a read every
+    method's."""
+    need_mem = ranks * ((3.5 if op == "write" else 4.5) * per_rank_bytes + (512 << 20))
+    avail = mem_available()
+    if need_mem > 0.9 * avail:
+        return f"needs ~{need_mem / 2**30:.1f} GiB of memory, {avail / 2**30:.1f} GiB available now"
+    copies = 1 if op == "write" else len(methods)
+    need_disk = int(1.1 * copies * ranks * per_rank_bytes)
+    os.makedirs(scratch, exist_ok=True)
+    free = shutil.disk_usage(scratch).free
+    if need_disk > 0.9 * free:
+        return f"needs ~{need_disk / 2**30:.1f} GiB of disk in {scratch}, {free / 2**30:.1f} GiB free"
+    if cold and not os.access("/proc/sys/vm/drop_caches", os.W_OK):
+        return "cold reads need root (/proc/sys/vm/drop_caches)"
+    return None
+
+
+def run_sizes(args):
+    """The realistic sizes of issue 18 (module docstring); returns the markdown section."""
+    bench = os.path.join(args.build, "bench/mpi/hzio_mpi_bench")
+    ranks = [int(x) for x in args.ranks.split(",")]
+    sizes = [parse_size(t) for t in args.sizes.split(",")]
+    regimes = args.regimes.split(",")
+    for r in regimes:
+        if r not in REGIMES:
+            sys.exit(f"--regimes: unknown regime '{r}' (page, durable, cold)")
+    load = os.getloadavg()[0]
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    t_start = time.time()
+    cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
+           f"--ranks {args.ranks} --reps {args.reps}")
+    md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
+          "## Issue 18: realistic sizes, three regimes", "",
+          f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores); 1-minute load",
+          f"average at start {load:.1f}. Per rank N³ samples of the S3D case (pressure, temperature, velocity[3],",
+          "species[11] float64: 128 bytes per sample) or of one float32 field. Every method writes from and reads",
+          "into pre-touched buffers; each table row is one `hzio_mpi_bench` run, methods interleaved in a shuffled",
+          "order every repetition; GiB/s are medians, ratios medians of per-repetition ratios. \"best peer\" is the",
+          "fastest of " + ", ".join(PEERS) + ". Command:", "", "    " + cmd, ""]
+    skipped = []
+    for regime in regimes:
+        for op, flags, title in REGIMES[regime]:
+            names = [m.write if op == "write" else m.read for m in METHODS]
+            subject = names[0]
+            order = ("restructure", "hz", "aggregate", "io") if op == "write" else ("io", "aggregate", "hz", "restructure")
+            rows, phases = [], []
+            header = None
+            for n, kind in sizes:
+                per_rank_bytes = n ** 3 * (128 if kind == "s3d" else 4)
+                for k in ranks:
+                    why = fits(op, per_rank_bytes, k, METHODS, args.scratch, "--cold" in flags)
+                    if why:
+                        skipped.append(f"{title}, {size_label(n, kind)} per rank, {k} ranks: {why}")
+                        print(f"skip: {skipped[-1]}", file=sys.stderr, flush=True)
+                        continue
+                    t0 = time.time()
+                    res = run(mpiexec(k, bench, op, "--per-rank", str(n), "--fields", kind, "--reps", str(args.reps),
+                                      "--dir", args.scratch, "--only", ",".join(names), *flags))
+                    shutil.rmtree(args.scratch, ignore_errors=True)  # the next run's disk check sees it free
+                    print(f"{title}, {size_label(n, kind)}, {k} ranks: {time.time() - t0:.0f} s", file=sys.stderr,
+                          flush=True)
+                    by = {r["method"]: r for r in res}
+                    peers = [m for m in PEERS if m in by]
+                    ratios = [f'{speed(by, subject, names[1]):.2f}' if names[1] in by else "-",
+                              f'{min(speed(by, subject, m) for m in peers):.2f}' if peers else "-",
+                              f'{speed(by, subject, FLOOR):.2f}' if FLOOR in by else "-"]
+                    cols = ["size per rank", "ranks"] + [f"{m} GiB/s" for m in names] + [
+                        "hzio / fpp", "hzio / best peer", "hzio / hz floor"]
+                    header = header or cols
+                    rows.append([size_label(n, kind), k] +
+                                [f'{by[m]["gib_per_s"]:.3f}' if m in by else "-" for m in names] + ratios)
+                    p = by[subject]["phases"]
+                    phases.append([size_label(n, kind), k, f'{by[subject]["median_s"]:.3f}'] + [f"{p[x]:.3f}" for x in order])
+            if rows:
+                md += [f"### {title}", "", table(rows, header), "",
+                       f"hzio phase split ({'writer' if op == 'write' else 'reader'}, max over ranks, seconds):", "",
+                       table(phases, ["size per rank", "ranks", "total"] + list(order)), ""]
+    if skipped:
+        md += ["Skipped (do not fit this machine now):", ""] + [f"* {s}" for s in skipped] + [""]
+    md += [f"Whole run: {(time.time() - t_start) / 60:.1f} min; 1-minute load average at the end {os.getloadavg()[0]:.1f}.",
+           "<!-- sizes:end -->"]
+    return "\n".join(md)
+
+
+def replace_section(path, text):
+    """Puts `text` between the sizes markers of `path` (appended when the file has none)."""
+    old = open(path).read() if os.path.exists(path) else ""
+    begin, end = old.find("<!-- sizes:begin"), old.find("<!-- sizes:end -->")
+    if begin >= 0 and end > begin:
+        new = old[:begin] + text + old[end + len("<!-- sizes:end -->"):]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    with open(path, "w") as f:
+        f.write(new)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build-mpi")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--ranks", default="1,2,4,8")
+    ap.add_argument("--sizes", help="realistic sizes, e.g. 64,128,256,512f32 (N: S3D case N³ per rank; Nf32: one float32 field)")
+    ap.add_argument("--regimes", default="page,durable,cold", help="with --sizes: any of page, durable, cold")
+    ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     args = ap.parse_args()
+    if args.sizes:
+        text = run_sizes(args)
+        replace_section(args.out, text)
+        print(text)
+        return
     bench = os.path.join(args.build, "bench/mpi/hzio_mpi_bench")
     tool = os.path.join(args.build, "reader/tools/hzio-mpi")
     ranks = [int(x) for x in args.ranks.split(",")]

@@ -3,9 +3,17 @@
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
 //   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync [--no-direct-io]] [--variants]
-//   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels]
+//   mpiexec -n N hzio_mpi_bench read  --per-rank 32 [--reps 5] [--dir DIR] [--levels] [--cold]
 //   --only NAME,NAME...  runs just those methods (e.g. to profile one: `--only hzio`)
+//   --fields s3d|float32 the S3D variables (16 float64 per sample, default) or one float32 field
+//   --cold               drops the page cache (sync; echo 3 > /proc/sys/vm/drop_caches) before every
+//                        read of every method, so each reads from the disk (needs root)
+// Write samples remove their files right after (one method's output on disk at a time); reads
+// write only the selected methods' files.
 #include <mpi.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,12 +39,12 @@ using hzio_bench::S3dCase;
 namespace fs = std::filesystem;
 
 struct Options {
-  std::string op, dir = "/tmp/hzio-mpi-bench";
+  std::string op, dir = "/tmp/hzio-mpi-bench", fields = "s3d";
   int64_t per_rank = 32;
   int reps = 5;
   int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
   int64_t blocks_per_file = 0;  // 0: the header default
-  bool variants = false, levels = false, sync = false, no_direct_io = false;
+  bool variants = false, levels = false, sync = false, no_direct_io = false, cold = false;
   std::vector<std::string> only;  // method names to run (empty: all)
 };
 
@@ -91,6 +99,30 @@ void FreshDir(MPI_Comm comm, const std::string& dir) {
     fs::create_directories(dir);
   }
   MPI_Barrier(comm);
+}
+
+// Removes a method's files (collective).
+void RemoveDir(MPI_Comm comm, const std::string& dir) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) fs::remove_all(dir);
+  MPI_Barrier(comm);
+}
+
+// Cold-cache reads: every dirty page written back, then the page cache, dentries and inodes
+// dropped (the whole machine's: one node here). Throws when the kernel refuses (not root).
+void DropCaches(MPI_Comm comm) {
+  int rank, ok = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Barrier(comm);
+  if (rank == 0) {
+    ::sync();
+    const int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY);
+    ok = fd >= 0 && ::write(fd, "3\n", 2) == 2;
+    if (fd >= 0) ::close(fd);
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  if (!ok) throw std::runtime_error("--cold: cannot write /proc/sys/vm/drop_caches (run as root)");
 }
 
 void Report(const S3dCase& c, const std::string& op, const std::string& method, int64_t bytes,
@@ -209,6 +241,8 @@ void RunWrite(const Options& o, const S3dCase& c) {
       hzio::mpi::WriteOptions w;
       w.restructure = hzio::RestructureSpec::Parse(restructure, 3);
       w.aggregators = aggs;
+      w.sync = c.durable;
+      w.direct_io = !o.no_direct_io;
       return [&c, w](const std::string& d) { return HzioWrite(c, d, w); };
     };
     methods.push_back({"hzio restructure=expanded", with("expanded", 0)});
@@ -226,6 +260,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
       const std::string dir = o.dir + "/w" + std::to_string(which);
       FreshDir(c.comm, dir);
       samples[m.name].push_back(m.run(dir));
+      RemoveDir(c.comm, dir);
     }
   for (const Method& m : methods) Report(c, "write", m.name, bytes, samples[m.name]);
 }
@@ -233,11 +268,15 @@ void RunWrite(const Options& o, const S3dCase& c) {
 void RunRead(const Options& o, const S3dCase& c) {
   const int64_t bytes = c.GlobalBytes();
   const std::string hz = o.dir + "/r-hzio";
-  FreshDir(c.comm, hz);
-  HzioWrite(c, hz, {});
   const std::string hz_files = o.dir + "/r-hzio-files";
-  FreshDir(c.comm, hz_files);
-  HzioWrite(c, hz_files, {}, FilesPerRankLayout(c));
+  if (Selected(o, "hzio two-phase") || Selected(o, "hzio two-phase rma-windows") || Selected(o, "hzio one-phase")) {
+    FreshDir(c.comm, hz);
+    HzioWrite(c, hz, {});
+  }
+  if (Selected(o, "hzio two-phase files=ranks")) {
+    FreshDir(c.comm, hz_files);
+    HzioWrite(c, hz_files, {}, FilesPerRankLayout(c));
+  }
   struct Method { std::string name; std::function<Sample(std::vector<std::vector<uint8_t>>*)> run; };
   std::vector<Method> methods;
   const auto options = [](hzio::mpi::ReadMode mode, hzio::mpi::WindowKind windows) {
@@ -254,6 +293,7 @@ void RunRead(const Options& o, const S3dCase& c) {
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines()) {
+    if (!Selected(o, b.name)) continue;
     const std::string dir = o.dir + "/r-" + b.name;
     FreshDir(c.comm, dir);
     b.write(c, dir);
@@ -261,7 +301,7 @@ void RunRead(const Options& o, const S3dCase& c) {
   }
   std::unique_ptr<hzio_bench::HzFloor> floor;
   const std::string floor_dir = o.dir + "/r-hz-floor";
-  if (FloorApplies(o.per_rank)) {
+  if (FloorApplies(o.per_rank) && Selected(o, "hz floor")) {
     floor = std::make_unique<hzio_bench::HzFloor>(c);
     FreshDir(c.comm, floor_dir);
     floor->Write(floor_dir);
@@ -274,6 +314,7 @@ void RunRead(const Options& o, const S3dCase& c) {
       const Method& m = methods[RepetitionOrder(methods.size(), rep)[k]];
       std::vector<std::vector<uint8_t>> out;  // pre-touched (not zero pages), for every method alike
       for (const auto& d : c.data) out.emplace_back(d.size(), uint8_t{0xA5});
+      if (o.cold) DropCaches(c.comm);
       samples[m.name].push_back(m.run(&out));
       int ok = out == c.data ? 1 : 0, all = 0;  // every method must read back what was written
       MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.comm);
@@ -311,6 +352,8 @@ int main(int argc, char** argv) {
     else if (a == "--levels") o.levels = true;
     else if (a == "--sync") o.sync = true;
     else if (a == "--no-direct-io") o.no_direct_io = true;
+    else if (a == "--cold") o.cold = true;
+    else if (a == "--fields" && i + 1 < argc) o.fields = argv[++i];
     else o.op = a;
   }
   int status = 0;
@@ -318,11 +361,11 @@ int main(int argc, char** argv) {
     g_per_rank = o.per_rank;
     g_bits_per_block = o.bits_per_block;
     g_blocks_per_file = o.blocks_per_file;
-    S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank);
+    S3dCase c = hzio_bench::MakeCase(MPI_COMM_WORLD, o.per_rank, o.fields);
     c.durable = o.sync;
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels] [--only M,M]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels] [--cold] [--fields s3d|float32] [--only M,M]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;

@@ -31,7 +31,8 @@ int64_t S3dCase::GlobalBytes() const {
   return all;
 }
 
-S3dCase MakeCase(MPI_Comm comm, int64_t per_rank) {
+S3dCase MakeCase(MPI_Comm comm, int64_t per_rank, const std::string& kind) {
+  if (kind != "s3d" && kind != "float32") throw std::runtime_error("--fields must be s3d or float32, not " + kind);
   S3dCase c;
   c.comm = comm;
   MPI_Comm_rank(comm, &c.rank);
@@ -39,7 +40,9 @@ S3dCase MakeCase(MPI_Comm comm, int64_t per_rank) {
   const hzio::Point grid = hzio::DefaultGrid(c.ranks, 3);
   c.domain = hzio::Box(hzio::Point{0, 0, 0}, hzio::Point{per_rank * grid[0], per_rank * grid[1], per_rank * grid[2]});
   c.mine = hzio::GridCell(c.domain, grid, c.rank);
-  c.fields = hzio::mpi::ParseFieldList("pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]");
+  c.float32 = kind == "float32";
+  c.fields = hzio::mpi::ParseFieldList(c.float32 ? "density:float32"
+                                                 : "pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]");
   for (size_t f = 0; f < c.fields.size(); ++f) {
     c.data.emplace_back(static_cast<size_t>(c.fields[f].dtype.BytesFor(c.mine.Size().Product())));
     hzio::FillSynthetic(c.fields[f].dtype, static_cast<int>(f), 0, hzio::DenseGrid(c.mine), c.data.back().data());

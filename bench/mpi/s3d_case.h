@@ -1,6 +1,7 @@
 // The S3D-IO-like case shared by every method of the benchmark: a global 3-D domain of
 // `per_rank`^3 boxes on a rank grid, fields pressure, temperature, velocity[3], species[11]
-// (float64), each rank holding its box of every field (row-major, components contiguous).
+// (float64), each rank holding its box of every field (row-major, components contiguous). Or
+// (kind "float32") one float32 field, density, as a visualization dump would hold.
 #pragma once
 
 #include <mpi.h>
@@ -22,13 +23,20 @@ struct S3dCase {
   std::vector<hzio::Field> fields;
   std::vector<std::vector<uint8_t>> data; // per field, row-major over `mine`
   bool durable = false;                   // writes end with their files fsynced (--sync)
+  bool float32 = false;                   // the samples are float32 (else float64)
+
+  /// The MPI datatype and size of one sample component (every field has the same).
+  MPI_Datatype Element() const { return float32 ? MPI_FLOAT : MPI_DOUBLE; }
+  int ElementBytes() const { return float32 ? 4 : 8; }
 
   int64_t LocalBytes() const;
   int64_t GlobalBytes() const;
 };
 
-/// Builds the case: `per_rank` samples per axis per rank, the default rank grid.
-S3dCase MakeCase(MPI_Comm comm, int64_t per_rank);
+/// Builds the case: `per_rank` samples per axis per rank, the default rank grid; `kind` is "s3d"
+/// (16 float64 values per sample) or "float32" (one float32 field). Every buffer is written
+/// (pre-touched) here.
+S3dCase MakeCase(MPI_Comm comm, int64_t per_rank, const std::string& kind = "s3d");
 
 /// A baseline: write the case into `dir`, read it back into `out` (same shapes as case.data).
 struct Baseline {

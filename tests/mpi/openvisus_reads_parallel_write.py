@@ -73,15 +73,29 @@ def main():
              "--blocks-per-rank", "3"]),
         # Two raw blocks for four ranks: aggregators write sub-ranges of blocks into one shared file.
         (4, ["--dims", "40,27,13", "--compression", "raw", "--fields", "p:float64,c:uint8", "--bitsperblock", "14"]),
+        # A memory budget far below a file: written in rounds of one file, shared by the aggregators.
+        (3, ["--dims", "45,31,17", "--compression", "zip", "--fields", "p:float64,v:float32[3]", "--timesteps", "2",
+             "--bitsperblock", "10", "--blocksperfile", "2", "--memory-budget", "4k"], "rounds"),
+        (2, ["--dims", "40,27,13", "--compression", "raw", "--fields", "p:float64,c:uint8", "--bitsperblock", "12",
+             "--blocksperfile", "2", "--memory-budget", "4k"], "rounds"),
     ]
     failures = []
     with tempfile.TemporaryDirectory(prefix="hzio-ov-") as tmp:
-        for i, (ranks, opts) in enumerate(runs):
+        for i, (ranks, opts, *expect) in enumerate(runs):
             idx = os.path.join(tmp, f"run{i}", "visus.idx")
             cmd = [args.mpiexec, "--oversubscribe", "-n", str(ranks), args.hzio_mpi, "write", idx] + opts
-            subprocess.run(cmd, check=True, timeout=120)
+            out = subprocess.run(cmd, check=True, timeout=120, capture_output=True, text=True).stdout
+            if expect and " rounds (memory budget)" not in out:
+                failures.append(f"{idx}: expected a write in rounds, the report says: {out.strip()}")
             dims = [int(x) for x in opts[opts.index("--dims") + 1].split(",")]
             check(idx, dims, failures)
+    # A malformed budget: a clear error naming the option, nothing written.
+    with tempfile.TemporaryDirectory(prefix="hzio-ov-") as tmp:
+        idx = os.path.join(tmp, "bad", "visus.idx")
+        r = subprocess.run([args.mpiexec, "--oversubscribe", "-n", "2", args.hzio_mpi, "write", idx, "--dims", "16,16,16",
+                            "--memory-budget", "lots"], timeout=120, capture_output=True, text=True)
+        if r.returncode != 1 or "--memory-budget" not in r.stderr or os.path.exists(idx):
+            failures.append(f"--memory-budget lots: exit {r.returncode}, stderr {r.stderr.strip()!r}")
     for f in failures:
         print("FAIL", f)
     print("ok" if not failures else f"{len(failures)} failures")

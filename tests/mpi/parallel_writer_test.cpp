@@ -250,7 +250,8 @@ TEST(ParallelWriter, RawBlocksSplitAcrossAggregatorsWriteTheSameBytes) {
 }
 
 // An absurd dataset (2^48 samples for a few ranks, each writing a tiny box): a clear error on
-// every rank, naming the memory it would need, and no .idx; never an attempt to fill it.
+// every rank, naming the disk it would need (memory is bounded by rounds), and no .idx; never an
+// attempt to fill it.
 TEST(ParallelWriter, AbsurdDatasetFailsEverywhereWithAClearError) {
   ScratchDir dir;
   const std::string idx = dir.File("absurd/visus.idx");
@@ -268,7 +269,7 @@ TEST(ParallelWriter, AbsurdDatasetFailsEverywhereWithAClearError) {
     code = e.code();
   }
   EXPECT_EQ(code, ErrorCode::kTooLarge) << message;
-  EXPECT_NE(message.find("bytes of memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("bytes of disk"), std::string::npos) << message;
   EXPECT_TRUE(testing::SameOnAllRanks(message));
   EXPECT_FALSE(fs::exists(idx));
 }

@@ -11,6 +11,7 @@
 #include "hzio/mpi/collective.h"
 #include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_reader.h"
+#include "hzio/util/strings.h"
 #include "hzio/access/synthetic.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
@@ -34,6 +35,7 @@ void Accumulate(IoStats& total, const IoStats& s) {
   total.data_bytes += s.data_bytes;
   total.file_bytes += s.file_bytes;
   total.aggregators = s.aggregators;
+  total.rounds = std::max(total.rounds, s.rounds);
   if (!s.note.empty()) total.note = s.note;
   if (total.per_aggregator.size() != s.per_aggregator.size()) {
     total.per_aggregator = s.per_aggregator;
@@ -74,7 +76,7 @@ std::string OutPath(std::string path, const std::string& field, int level) {
 }  // namespace
 
 int RunRead(MPI_Comm comm, int argc, char** argv) {
-  const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators", "out"},
+  const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget"},
                   {"verify", "json"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
@@ -83,6 +85,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   ReadOptions options;
   options.mode = mode == "two-phase" ? ReadMode::kTwoPhase : ReadMode::kOnePhase;
   options.aggregators = args.GetInt("aggregators", 0);
+  if (args.Has("memory-budget")) options.memory_budget = ParseByteSize(args.Get("memory-budget"), "--memory-budget");
   const int rank = CommRank(comm), ranks = CommSize(comm);
 
   ParallelReader reader(comm, args.positional()[0], options);

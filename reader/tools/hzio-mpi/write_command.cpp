@@ -10,6 +10,7 @@
 #include "hzio/util/decomposition.h"
 #include "hzio/mpi/parallel_writer.h"
 #include "hzio/access/synthetic.h"
+#include "hzio/util/strings.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 #include "json_report.h"
@@ -39,7 +40,7 @@ Point ParseDims(const std::string& text) {
 int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
-                   "restructure", "aggregators", "compression"},
+                   "restructure", "aggregators", "compression", "memory-budget"},
                   {"json", "sync", "no-direct-io", "wait"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
@@ -61,6 +62,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   WriteOptions options;
   options.restructure = RestructureSpec::Parse(args.Get("restructure", "default"), dims.dims);
   options.aggregators = args.GetInt("aggregators", 0);
+  if (args.Has("memory-budget")) options.memory_budget = ParseByteSize(args.Get("memory-budget"), "--memory-budget");
   options.overwrite = true;  // a benchmark/restart tool rewrites its output (the old one stays readable until the commit)
   options.sync = args.Has("sync");
   options.direct_io = !args.Has("no-direct-io");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hzio/mpi/collective.h"
+#include "hzio/util/strings.h"
 
 namespace hzio::mpi {
 
@@ -125,6 +126,25 @@ std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int
 }
 
 void AggregationWindow::ReleaseCached(MPI_Comm comm) { SlotOf(comm).Release(); }
+
+int64_t AggregationWindow::DefaultBudget(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MpiCheck(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, CommRank(comm), MPI_INFO_NULL, &node),
+           "MPI_Comm_split_type");
+  const int node_ranks = CommSize(node);
+  MPI_Comm_free(&node);
+  const long double memory = static_cast<long double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+  return std::clamp(static_cast<int64_t>(memory / 4 / node_ranks), kMinDefaultBudget, kMaxCachedBytes);
+}
+
+int64_t AggregationWindow::ChooseBudget(int64_t option, int64_t default_budget) {
+  Check(option >= 0, ErrorCode::kInvalidArgument,
+        "memory budget " + std::to_string(option) + " must be >= 0 (0: the default)");
+  if (option > 0) return option;
+  if (const char* env = std::getenv("HZIO_MPI_MEMORY_BUDGET"); env && *env)
+    return ParseByteSize(env, "HZIO_MPI_MEMORY_BUDGET");
+  return default_budget;
+}
 
 AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind kind)
     : kind_(kind), rank_(CommRank(comm)), bytes_(bytes) {

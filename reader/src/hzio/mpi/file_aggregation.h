@@ -8,6 +8,12 @@
 /// aggregator's buffer holds its units, field after field, in hz order, so an hz run of any rank
 /// lands in it with one contiguous store or put. Pure arithmetic: every rank computes any
 /// aggregator's layout locally.
+///
+/// Bounded memory: a plan can cover a range of the timestep's files only (a round). When the
+/// aggregators' buffers for the whole timestep would exceed the memory budget, Rounds() cuts the
+/// files into contiguous ranges whose buffers fit it, and the writer aggregates, writes and reuses
+/// its buffers round after round. No file spans two rounds, so the bytes written do not depend on
+/// the rounds.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +27,20 @@ namespace hzio::mpi {
 class FileAggregation {
  public:
   /// `requested` aggregators (0 = one per rank) are clamped to the ranks and the unit count.
-  FileAggregation(const IdxHeader& header, int64_t requested, int ranks);
+  /// `files`: the files [begin, end) of the timestep this plan covers (a round); end < 0 = all.
+  FileAggregation(const IdxHeader& header, int64_t requested, int ranks, Span files = Span{0, -1});
+
+  /// The rounds of a timestep under a memory budget: contiguous file ranges, in order, covering
+  /// every file, such that no aggregator's buffer exceeds `budget_bytes` (one file per round at
+  /// least: a file larger than the budget times the aggregators still takes one round). One
+  /// round when the whole timestep fits.
+  static std::vector<Span> Rounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget_bytes);
+  /// The largest aggregator buffer of this plan.
+  int64_t MaxBufferBytes() const;
 
   int64_t aggregators() const { return aggregators_; }
-  int64_t num_files() const { return files_; }
+  int64_t num_files() const { return files_; }  // of this plan's range
+  Span files() const { return Span{file0_, file0_ + files_}; }
   int ranks() const { return ranks_; }
   int Rank(int64_t aggregator) const { return AggregatorRank(aggregator, aggregators_, ranks_); }
   int64_t blocks_per_file() const { return bpf_; }
@@ -37,7 +53,7 @@ class FileAggregation {
   /// Whether every field is raw: payloads have fixed sizes, so every byte's place in a file follows
   /// from the geometry alone.
   bool raw() const { return raw_; }
-  /// Units [begin, end) of an aggregator (unit u holds hz [u, u+1) * 2^unit_bits()).
+  /// Units [begin, end) of an aggregator (unit u holds hz [u, u+1) * 2^unit_bits()), absolute.
   Span Units(int64_t aggregator) const;
   /// Blocks [begin, end) that an aggregator's units belong to (the first and last may be shared).
   Span Blocks(int64_t aggregator) const;
@@ -54,10 +70,10 @@ class FileAggregation {
 
  private:
   int ranks_;
-  int64_t bpf_, total_blocks_, files_, aggregators_;
+  int64_t bpf_, total_blocks_, file0_ = 0, files_, aggregators_;
   int unit_bits_;
   bool raw_;
-  int64_t units_per_block_, total_units_;
+  int64_t units_per_block_, unit0_ = 0, total_units_;  // the range's first unit and unit count
   std::vector<int64_t> unit_bytes_;  // per field
 };
 

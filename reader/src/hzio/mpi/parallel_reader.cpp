@@ -34,6 +34,12 @@ int64_t ReadPlan::SnapUp(int64_t x) const {
   return k * block_samples + (r + ss - 1) / ss * ss;
 }
 
+int64_t ReadPlan::MaxAggregatorSamples() const {
+  int64_t most = 0;
+  for (int64_t a = 0; a < aggregators; ++a) most = std::max(most, Range(a).size());
+  return most;
+}
+
 Span ReadPlan::Range(int64_t aggregator) const {
   const Span s = EvenSplit(total(), aggregators, aggregator);
   return Span{SnapUp(s.begin), SnapUp(s.end)};
@@ -78,6 +84,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   text = BroadcastText(comm_, text, error);
   header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
+  default_budget_ = AggregationWindow::DefaultBudget(comm_);
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {
@@ -152,6 +159,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   int64_t local_bytes = 0;
   // Local checks, then one agreement that also reduces the region all requests lie in.
   std::exception_ptr input_error;
+  int64_t budget = default_budget_;
   Point lo(dims, std::numeric_limits<int64_t>::max()), hi(dims, std::numeric_limits<int64_t>::min());
   try {
     Check(!fields.empty() && out.size() == fields.size(), ErrorCode::kInvalidArgument,
@@ -188,13 +196,16 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
         hi[d] = std::max(hi[d], c.p2[d]);
       }
     }
+    budget = AggregationWindow::ChooseBudget(options_.memory_budget, default_budget_);
   } catch (...) {
     input_error = std::current_exception();
   }
-  std::vector<int64_t> corners;  // maxima of -lo and hi
+  std::vector<int64_t> corners;  // maxima of -lo and hi, and of -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners.push_back(-budget);
   corners = AgreeAndMax(comm_, std::move(corners), input_error);
+  budget = -corners.back();  // the smallest of any rank holds for all
   Box region{Point(dims), Point(dims)};
   for (int d = 0; d < dims; ++d) {
     region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];
@@ -207,7 +218,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   const int ranks = CommSize(comm_);
   const bool chunked = header_.pidx_chunking.has_value();
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked)
-    error = ReadTwoPhase(fields, time, level, region, clipped, targets);
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
@@ -222,8 +233,8 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
 
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
-                                                std::vector<std::vector<Target>>& results) {
-  const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
+                                                std::vector<std::vector<Target>>& results, int64_t budget) {
+  const int ranks = CommSize(comm_);
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
 
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
@@ -247,9 +258,36 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   std::vector<uint64_t> blocks;
   for (size_t i = 0; i < needed.size(); ++i)
     if (needed[i]) blocks.push_back(region_blocks[i]);
-  const ReadPlan plan = MakeReadPlan(units, std::move(blocks), std::min<int64_t>(want, ranks));
-  stats_.aggregators = plan.aggregators;
+  int64_t sample_bytes = 0;  // of every field read, together
+  for (const int field : fields) sample_bytes += header_.fields[static_cast<size_t>(field)].dtype.SampleBytes();
+  const int64_t aggregators = std::min<int64_t>(want, ranks);
+  std::vector<ReadPlan> rounds = PlanRounds(units, std::move(blocks), aggregators, sample_bytes, budget);
+  stats_.aggregators = rounds.front().aggregators;
+  stats_.rounds = static_cast<int64_t>(rounds.size());
+
+  // The window is the communicator's (cached, regrown collectively when a read needs more): every
+  // rank derives the same size from the global plan, so the decision is the same everywhere. It
+  // holds the largest round and is reused by every round.
+  int64_t need = 0;
+  for (const ReadPlan& plan : rounds) need = std::max(need, plan.MaxAggregatorSamples() * sample_bytes);
+  const double t0 = MPI_Wtime();
+  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, need, options_.windows);
+  stats_.local.io += MPI_Wtime() - t0;
+  std::exception_ptr error;
+  for (const ReadPlan& plan : rounds)
+    ReadRound(units, plan, *shared_window, fields, time, level, clipped, box_blocks, results, error);
+  return error;
+}
+
+void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
+                               const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
+                               const std::vector<std::vector<uint64_t>>& box_blocks,
+                               std::vector<std::vector<Target>>& results, std::exception_ptr& error) {
+  const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
   const int64_t bs = plan.block_samples;
+  // This round's blocks: a contiguous part of the sorted list of needed blocks.
+  const uint64_t first_block = plan.blocks.empty() ? 1 : plan.blocks.front();
+  const uint64_t last_block = plan.blocks.empty() ? 0 : plan.blocks.back();
 
   // An aggregator's window holds its sample range of every field, field after field.
   std::vector<int64_t> sample_bytes;
@@ -260,30 +298,25 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
     return base;
   };
   const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators, ranks);
-  double t0 = MPI_Wtime();
-  int64_t need = 0;
-  for (int64_t a = 0; a < plan.aggregators; ++a) need = std::max(need, field_base(a, fields.size()));
-  // The window is the communicator's (cached, regrown collectively when a read needs more): every
-  // rank derives the same size from the global plan, so the decision is the same everywhere.
-  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, need, options_.windows);
-  AggregationWindow& window = *shared_window;
+  double t0 = MPI_Wtime(), layout_seconds = 0;
   // A failed read is agreed on together with the gets below (one agreement instead of two): the
-  // opening fence already orders the aggregators' reads before anyone's gets.
-  std::exception_ptr error;
+  // opening fence already orders the aggregators' reads before anyone's gets. A rank that failed
+  // in an earlier round does no more work but still takes part in the fences.
   try {
-    if (my_agg >= 0) {
+    if (my_agg >= 0 && !error) {
       for (size_t k = 0; k < fields.size(); ++k) {
         const ReadIntoWindow r =
             ReadAggregatorRange(units, plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
         stats_.file_bytes += r.file_bytes;
-        stats_.local.hz += r.layout_seconds;
+        layout_seconds += r.layout_seconds;
         stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
       }
     }
   } catch (...) {
     error = std::current_exception();
   }
-  stats_.local.io += MPI_Wtime() - t0 - stats_.local.hz;
+  stats_.local.hz += layout_seconds;
+  stats_.local.io += MPI_Wtime() - t0 - layout_seconds;
 
   // Every rank fetches the slabs (of a block's slowest axis) that hold its samples: one
   // contiguous range per (field, box, block, holding aggregator). A range this rank can load
@@ -309,6 +342,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
         const int64_t sb = sample_bytes[k];
         for (size_t bi = 0; bi < clipped.size(); ++bi) {
           for (uint64_t id : box_blocks[bi]) {
+            if (id < first_block || id > last_block) continue;  // another round's
             AxisCopy copy[kMaxDims];
             const Grid g = units.BlockGrid(id);
             if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
@@ -380,7 +414,23 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
     for (const Fetch& f : fetches)
       if (!f.direct) place(f, arena.data() + f.at);
   stats_.local.restructure += MPI_Wtime() - t0 + placing;
-  return error;
+}
+
+std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
+                                 int64_t sample_bytes, int64_t budget_bytes) {
+  ReadPlan whole = MakeReadPlan(layout, blocks, aggregators);
+  const int64_t need = whole.MaxAggregatorSamples() * sample_bytes;
+  if (need <= budget_bytes || blocks.size() <= 1) return {std::move(whole)};
+  // Even rounds of contiguous blocks: each aggregator then holds about need / rounds bytes.
+  const int64_t n = static_cast<int64_t>(blocks.size());
+  const int64_t count = std::min(n, (need + budget_bytes - 1) / std::max<int64_t>(1, budget_bytes));
+  std::vector<ReadPlan> rounds;
+  for (int64_t r = 0; r < count; ++r) {
+    const Span part = EvenSplit(n, count, r);
+    rounds.push_back(MakeReadPlan(layout, std::vector<uint64_t>(blocks.begin() + part.begin, blocks.begin() + part.end),
+                                  aggregators));
+  }
+  return rounds;
 }
 
 const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int64_t aggregators,

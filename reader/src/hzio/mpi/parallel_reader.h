@@ -8,7 +8,10 @@
 /// aggregators (self-balancing). Aggregators read their ranges with large reads (block_reading.h),
 /// decode to row-major, and expose them in an MPI window; ranks fetch the slabs holding their
 /// samples with one contiguous one-sided get per (block, aggregator) and place them locally.
-/// Several fields can be read in one call. One-phase (for comparison): every rank reads its own
+/// Several fields can be read in one call. Memory is bounded by ReadOptions::memory_budget: a
+/// read whose aggregator ranges would exceed it goes in rounds over contiguous parts of its block
+/// list (PlanRounds), each read, exchanged and placed before the next reuses the window; the
+/// results do not depend on the rounds. One-phase (for comparison): every rank reads its own
 /// boxes directly with hzio::core's serial engine, which is also how a single rank reads in either
 /// mode (it has nothing to exchange). Errors follow the writer's collective semantics.
 ///
@@ -46,6 +49,9 @@ struct ReadOptions {
   int64_t aggregators = 0;              // 0 = one per rank (clamped to ranks and blocks)
   bool missing_files_are_errors = true; // a file that should hold requested blocks must exist
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
+  int64_t memory_budget = 0;  // bytes of aggregator window per rank for two-phase reads (the minimum
+                              // over ranks counts); 0 = AggregationWindow::DefaultBudget (256 MiB). Larger
+                              // reads go in rounds.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
@@ -69,6 +75,8 @@ struct ReadPlan {
   int64_t SnapUp(int64_t x) const;
   /// Samples [begin, end) of the concatenation held by an aggregator.
   Span Range(int64_t aggregator) const;
+  /// The most samples any aggregator holds.
+  int64_t MaxAggregatorSamples() const;
   /// The aggregator holding the slab that starts at sample offset x.
   int64_t AggregatorOfSlab(int64_t x) const { return EvenSplitOwner(total(), aggregators, x); }
 };
@@ -81,6 +89,13 @@ ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, cons
 
 /// Builds a plan for an explicit block list (ascending).
 ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators);
+
+/// Pure: the rounds of a read of `blocks` (ascending) under a memory budget: plans of contiguous,
+/// even parts of the list such that an aggregator holds about `budget_bytes` or less
+/// (`sample_bytes`: of all fields read together); one block per round at least. One plan when
+/// the whole read fits.
+std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
+                                 int64_t sample_bytes, int64_t budget_bytes);
 
 class ParallelReader {
  public:
@@ -126,7 +141,15 @@ class ParallelReader {
   };
   // Both return this rank's error, agreed on by the caller with the statistics.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
-                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
+                                  int64_t budget);
+  // One round of a two-phase read: the aggregators read their ranges of `plan` into the window,
+  // every rank gets and places its samples of the round's blocks. `error` carries this rank's
+  // error from round to round (a failed rank does nothing more but takes part in the fences).
+  void ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
+                 const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
+                 const std::vector<std::vector<uint64_t>>& box_blocks, std::vector<std::vector<Target>>& results,
+                 std::exception_ptr& error);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   // An aggregator reads and decodes its sample range of one field into `buffer`.
@@ -148,6 +171,7 @@ class ParallelReader {
   std::shared_ptr<PidxChunkSource> chunks_;     // a PIDX chunked dataset's blocks, built over blocks_
   std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
+  int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
   IoStats stats_;
 };
 

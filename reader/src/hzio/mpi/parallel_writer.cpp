@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "hzio/access/dataset_transaction.h"
+#include "hzio/codec/codec.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation_window.h"
@@ -73,6 +74,28 @@ class PutStaging {
   std::vector<Run> runs_;
 };
 
+// Memory no longer limits what a write may attempt (rounds), so a raw dataset whose samples alone
+// exceed the free space of its file system is refused before any file is written: a typo in the
+// dimensions must not fill the disk. (Every sample of the box is stored at least once; padding and
+// tables add to that. Compressed sizes are unknown in advance.)
+void CheckDiskRoom(const IdxHeader& header, const std::string& idx_path) {
+  int64_t sample_bytes = 0;
+  for (const Field& f : header.fields) {
+    if (CodecSpec::Parse(f.compression).codec != Codec::kRaw) return;
+    sample_bytes += f.dtype.SampleBytes();
+  }
+  const long double need = static_cast<long double>(header.box.Size().Product()) * sample_bytes;
+  std::filesystem::path dir = std::filesystem::absolute(IdxDir(idx_path));
+  std::error_code ec;
+  while (!std::filesystem::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+  const std::filesystem::space_info space = std::filesystem::space(dir, ec);
+  if (ec) return;  // unknown: the writes report what goes wrong
+  Check(need <= static_cast<long double>(space.available), ErrorCode::kTooLarge,
+        "writing " + idx_path + " needs at least " + std::to_string(static_cast<double>(need)) +
+            " bytes of disk (the samples of the dataset box " + header.box.ToRangesString() + "), but " +
+            dir.string() + " has " + std::to_string(space.available) + " bytes free");
+}
+
 }  // namespace
 
 ParallelWriter::ParallelWriter(MPI_Comm comm, std::string idx_path, IdxHeader header, WriteOptions options)
@@ -121,9 +144,7 @@ IoStats ParallelWriter::Write() {
   // Geometry and the aggregation plan depend only on the header: every rank computes them alone.
   const BlockLayout layout(header_.bitmask, header_.bits_per_block);
   const int dims = header_.dims();
-  const FileAggregation plan(header_, options_.aggregators, ranks);
-  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
-  const int unit_bits = plan.unit_bits();
+  const FileAggregation whole_plan(header_, options_.aggregators, ranks);
   const std::string text = header_.ToText();
   std::vector<int64_t> declared = header_.time.List(kMaxPartFlags + 1);
   std::sort(declared.begin(), declared.end());
@@ -136,7 +157,10 @@ IoStats ParallelWriter::Write() {
   Point extent(dims);
   std::vector<int64_t> registered_flags(part_flags ? declared.size() * static_cast<size_t>(nfields) : 0, 0);
   std::exception_ptr input_error;
+  const int64_t default_budget = AggregationWindow::DefaultBudget(comm_);  // collective: every rank asks
+  int64_t budget = default_budget;
   try {
+    budget = AggregationWindow::ChooseBudget(options_.memory_budget, default_budget);
     for (const Registered& r : registered_) {
       const Piece& p = r.piece;
       Check(p.field >= 0 && p.field < nfields, ErrorCode::kInvalidArgument,
@@ -164,7 +188,9 @@ IoStats ParallelWriter::Write() {
   std::vector<int64_t> agreed{hi, lo, -hi, -lo};  // max(h) == -max(-h) iff every rank has the same h
   agreed.insert(agreed.end(), extent.v.begin(), extent.v.begin() + dims);
   agreed.insert(agreed.end(), registered_flags.begin(), registered_flags.end());
+  agreed.push_back(-budget);  // the smallest budget of any rank holds for all
   agreed = AgreeAndMax(comm_, std::move(agreed), input_error);
+  budget = -agreed.back();
   Check(agreed[0] == -agreed[2] && agreed[1] == -agreed[3], ErrorCode::kInvalidArgument,
         "the ranks were given different headers (the header must be the same on every rank)");
   for (int d = 0; d < dims; ++d) extent[d] = agreed[4 + static_cast<size_t>(d)];
@@ -188,6 +214,7 @@ IoStats ParallelWriter::Write() {
   std::exception_ptr prepare_error;
   if (rank == 0) {
     try {
+      CheckDiskRoom(header_, idx_path_);
       TransactionOptions transaction;
       transaction.sync = options_.sync;
       transaction.wait = options_.wait;
@@ -227,17 +254,17 @@ IoStats ParallelWriter::Write() {
   const bool cells_cover_blocks =
       touched == header_.bitmask.PaddedBox() && grid.num_cells() <= kMaxCellsPerRank * ranks;
 
-  // The aggregators' memory: every rank's part sized for the largest aggregator buffer.
+  // The rounds (one when the timestep's buffers fit the budget) and the aggregators' memory:
+  // every rank's part sized for the largest aggregator buffer of any round, reused round by round.
+  std::vector<FileAggregation> rounds;
   int64_t window_bytes = 0;
-  for (int64_t a = 0; a < plan.aggregators(); ++a) window_bytes = std::max(window_bytes, plan.BufferBytes(a));
+  for (const Span round_files : FileAggregation::Rounds(header_, options_.aggregators, ranks, budget)) {
+    rounds.emplace_back(header_, options_.aggregators, ranks, round_files);
+    window_bytes = std::max(window_bytes, rounds.back().MaxBufferBytes());
+  }
   const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, window_bytes, options_.windows);
   AggregationWindow& window = *shared_window;
   uint8_t* const agg_buffer = window.data();
-  // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
-  // node in a node-shared window), else null: its runs are staged and put.
-  std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
-  for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
-  const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
   int64_t aggregator_bytes = 0;
 
   for (const int64_t time : times) {
@@ -245,88 +272,107 @@ IoStats ParallelWriter::Write() {
     for (const Registered& r : registered_)
       if (r.time == time) pieces.push_back(r.piece);
 
-    // Phase 1: restructure.
-    double t0 = MPI_Wtime();
+    // Phase 1: restructure (once per timestep: every round encodes from the same cells).
+    const double t_restructure = MPI_Wtime();
     std::vector<RegularBox> cells = Restructure(comm_, grid, header_.fields, pieces, touched, cells_cover_blocks);
-    stats.local.restructure += MPI_Wtime() - t0;
+    stats.local.restructure += MPI_Wtime() - t_restructure;
 
-    // Samples nobody writes must read back as the field's default (idx-format.md §4.9). When the
-    // cells cover every stored block, restructuring gave every cell and field data (the default
-    // where no rank had any) and the encoders write every sample. Otherwise the aggregator's buffer
-    // starts as fill samples: only blocks holding samples of the dataset box are filled (and ever
-    // written), the others' pages are never touched, so padding (up to 8x) costs no memory.
-    t0 = MPI_Wtime();
-    if (my_agg >= 0 && !cells_cover_blocks) {
-      const Span units = plan.Units(my_agg);
-      std::vector<std::vector<uint8_t>> fills;
-      for (const Field& field : header_.fields) fills.push_back(field.DefaultSample());
-      for (int64_t u = units.begin; u < units.end; ++u) {
-        if (!BlockTouchesBox(layout, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
-        for (int f = 0; f < nfields; ++f)
-          FillWithSample(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
-                      int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
-      }
-    }
-    // The opening fence: every aggregator's buffer is filled before anyone stores into it.
-    window.Fence(MPI_MODE_NOPRECEDE);
-    stats.local.aggregate += MPI_Wtime() - t0;
-
-    // Phase 2: HZ encoding, cell by cell and field by field, straight into the aggregator's buffer
-    // where this rank can store to it (its own; any on this node with a node-shared window), else
-    // into staging for a put. A failure here is agreed on together with the puts (the failing
-    // rank stores and puts nothing more but still takes part in the fences).
-    t0 = MPI_Wtime();
-    PutStaging staging;
-    std::exception_ptr error;
-    try {
-      int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
-      for (const RegularBox& rb : cells)
-        for (int f = 0; f < nfields; ++f)
-          if (rb.Data(f))
-            cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Intersect(touched).Size().Product());
-      if (std::find(direct.begin(), direct.end(), nullptr) != direct.end()) staging.Reserve(cell_bytes);
-      for (RegularBox& rb : cells) {
-        for (int f = 0; f < nfields; ++f) {
-          const uint8_t* data = rb.Data(f);
-          if (!data) continue;
-          const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
-          encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
-            const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
-            const Span units = plan.Units(agg);
-            const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
-            const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
-            const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
-            const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
-            if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
-            return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
-          });
-          rb.Release(f);  // the cell copy is no longer needed
+    for (const FileAggregation& plan : rounds) {
+      const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
+      const int unit_bits = plan.unit_bits();
+      // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
+      // node in a node-shared window), else null: its runs are staged and put.
+      std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
+      for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
+      const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
+      // This round's hz range: runs before or after it are skipped (another round stores them).
+      const uint64_t round_begin = static_cast<uint64_t>(plan.Units(0).begin) << unit_bits;
+      const uint64_t round_end = static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits;
+      const bool last_round = &plan == &rounds.back();
+      // Samples nobody writes must read back as the field's default (idx-format.md §4.9). When the
+      // cells cover every stored block, restructuring gave every cell and field data (the default
+      // where no rank had any) and the encoders write every sample. Otherwise the aggregator's buffer
+      // starts as fill samples: only blocks holding samples of the dataset box are filled (and ever
+      // written), the others' pages are never touched, so padding (up to 8x) costs no memory.
+      double t0 = MPI_Wtime();
+      if (my_agg >= 0 && !cells_cover_blocks) {
+        const Span units = plan.Units(my_agg);
+        std::vector<std::vector<uint8_t>> fills;
+        for (const Field& field : header_.fields) fills.push_back(field.DefaultSample());
+        for (int64_t u = units.begin; u < units.end; ++u) {
+          if (!BlockTouchesBox(layout, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
+          for (int f = 0; f < nfields; ++f)
+            FillWithSample(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
+                           int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
         }
       }
-    } catch (...) {
-      error = std::current_exception();
-    }
-    cells.clear();
-    stats.local.hz += MPI_Wtime() - t0;
+      // The opening fence: every aggregator's buffer is filled before anyone stores into it.
+      window.Fence(MPI_MODE_NOPRECEDE);
+      stats.local.aggregate += MPI_Wtime() - t0;
 
-    // Phase 3: one-sided puts of the staged runs into the buffers of aggregators on other nodes.
-    t0 = MPI_Wtime();
-    if (!error) {
+      // Phase 2: HZ encoding, cell by cell and field by field, straight into the aggregator's buffer
+      // where this rank can store to it (its own; any on this node with a node-shared window), else
+      // into staging for a put. A failure here is agreed on together with the puts (the failing
+      // rank stores and puts nothing more but still takes part in the fences).
+      t0 = MPI_Wtime();
+      PutStaging staging;
+      std::exception_ptr error;
       try {
-        staging.PutAll(window);
+        int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
+        for (const RegularBox& rb : cells)
+          for (int f = 0; f < nfields; ++f)
+            if (rb.Data(f))
+              cell_bytes += header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Intersect(touched).Size().Product());
+        // ... and on what this round's aggregators hold.
+        int64_t round_bytes = 0;
+        for (int64_t a = 0; a < plan.aggregators(); ++a) round_bytes += plan.BufferBytes(a);
+        if (std::find(direct.begin(), direct.end(), nullptr) != direct.end())
+          staging.Reserve(std::min(cell_bytes, round_bytes));
+        for (RegularBox& rb : cells) {
+          for (int f = 0; f < nfields; ++f) {
+            const uint8_t* data = rb.Data(f);
+            if (!data) continue;
+            const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
+            encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
+              if (hz < round_begin) return RunSpan{nullptr, std::min<int64_t>(count, static_cast<int64_t>(round_begin - hz))};
+              if (hz >= round_end) return RunSpan{nullptr, count};
+              const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
+              const Span units = plan.Units(agg);
+              const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
+              const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
+              const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
+              const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
+              if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
+              return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
+            });
+            if (last_round) rb.Release(f);  // the cell copy is no longer needed
+          }
+        }
       } catch (...) {
         error = std::current_exception();
       }
-    }
-    window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
-    Agree(comm_, error);
-    stats.local.aggregate += MPI_Wtime() - t0;
+      if (last_round) cells.clear();
+      stats.local.hz += MPI_Wtime() - t0;
 
-    // I/O: aggregators encode and write their files (or parts of shared files).
-    t0 = MPI_Wtime();
-    aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
-                                           options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
-    stats.local.io += MPI_Wtime() - t0;
+      // Phase 3: one-sided puts of the staged runs into the buffers of aggregators on other nodes.
+      t0 = MPI_Wtime();
+      if (!error) {
+        try {
+          staging.PutAll(window);
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+      window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
+      Agree(comm_, error);
+      stats.local.aggregate += MPI_Wtime() - t0;
+
+      // I/O: aggregators encode and write their files (or parts of shared files).
+      t0 = MPI_Wtime();
+      aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
+                                             options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
+      stats.local.io += MPI_Wtime() - t0;
+    }
   }
 
   // The commit: one rank, atomically, only after every rank's files are written (the last
@@ -342,11 +388,12 @@ IoStats ParallelWriter::Write() {
     }
   }
 
-  stats.aggregators = plan.aggregators();
+  stats.aggregators = whole_plan.aggregators();
+  stats.rounds = static_cast<int64_t>(rounds.size());
   stats.local_aggregator_bytes = aggregator_bytes;
   stats.cell_size = grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, local_data_bytes, aggregator_bytes,
-              [&](int64_t a) { return plan.Rank(a); }, idx_error);
+              [&](int64_t a) { return whole_plan.Rank(a); }, idx_error);
   if (txn) txn->RemoveSuperseded();
   return stats;
 }

@@ -12,6 +12,11 @@
 /// directory (the old dataset stays readable meanwhile), and after all ranks agree the files are
 /// written rank 0 renames the `.idx` into place and removes the superseded generation. Any
 /// failure makes Write() throw the same hzio::Error on every rank and leaves the old state.
+///
+/// Memory is bounded by WriteOptions::memory_budget: when the aggregators' buffers for a timestep
+/// would exceed it, the timestep is written in rounds over contiguous ranges of its files
+/// (FileAggregation::Rounds): each round encodes the cells' runs that fall in its files, aggregates,
+/// writes and reuses the buffers. The files are the same bytes whatever the rounds.
 #pragma once
 
 #include <mpi.h>
@@ -41,6 +46,8 @@ struct WriteOptions {
   bool wait = false;        // wait while another writer holds the dataset's lock (else kLocked)
   std::function<void(const std::string&)> notify;  // rank 0's notes (waiting for the lock, ...)
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
+  int64_t memory_budget = 0;  // bytes of aggregator buffer per rank (the minimum over ranks counts);
+                              // 0 = AggregationWindow::DefaultBudget (256 MiB). Larger timesteps go in rounds.
 };
 
 class ParallelWriter {

@@ -32,6 +32,7 @@ struct IoStats {
   int64_t data_bytes = 0;                       // sample bytes of all ranks' boxes (global sum)
   int64_t file_bytes = 0;                       // bytes written to / read from block files (global sum)
   int64_t aggregators = 0;                      // aggregators used
+  int64_t rounds = 1;                           // aggregation rounds (the memory budget's doing)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
   Point cell_size;                              // writer: the restructuring box

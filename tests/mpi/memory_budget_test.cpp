@@ -1,0 +1,214 @@
+// Bounded memory (issue 18): the parallel writer and reader under a memory budget small enough to
+// force several rounds give the same files and the same samples as one round, equal to the
+// design.md §4 formula; the rounds are planned from the budget alone.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hzio/access/synthetic.h"
+#include "hzio/hz/block_layout.h"
+#include "hzio/mpi/collective.h"
+#include "hzio/mpi/file_aggregation.h"
+#include "hzio/mpi/parallel_reader.h"
+#include "hzio/mpi/parallel_writer.h"
+#include "hzio/util/decomposition.h"
+#include "mpi_test_support.h"
+
+namespace hzio::mpi {
+namespace {
+
+using testing::AllRanks;
+using testing::ScratchDir;
+using testing::SyntheticSpec;
+
+int Ranks() { return CommSize(MPI_COMM_WORLD); }
+int Rank() { return CommRank(MPI_COMM_WORLD); }
+
+void ExpectNoProblems(const std::vector<std::string>& problems) {
+  for (const std::string& p : problems) ADD_FAILURE() << p;
+}
+
+IdxHeader HeaderOf(const SyntheticSpec& spec) {
+  return MakeHeader(spec.dims, ParseFieldList(spec.fields), spec.timesteps, spec.bits_per_block, spec.blocks_per_file,
+                    spec.compression, "/tmp/visus.idx");
+}
+
+// Pure planning: rounds cover every file once, in order, and fit the budget (one file at least).
+TEST(MemoryBudget, WriterRoundsCoverEveryFileWithinTheBudget) {
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 64};
+  spec.fields = "p:float64,v:float32[3]";
+  spec.bits_per_block = 12;
+  spec.blocks_per_file = 4;
+  const IdxHeader h = HeaderOf(spec);
+  const FileAggregation whole(h, 0, 4);
+  ASSERT_EQ(whole.num_files(), 16);
+  const int64_t file_bytes = (8 + 12) * (int64_t{1} << 12) * 4;
+  EXPECT_EQ(FileAggregation::Rounds(h, 0, 4, whole.MaxBufferBytes()).size(), 1u);
+  for (const int64_t budget : {file_bytes, 2 * file_bytes + 1, file_bytes / 3, int64_t{1}}) {
+    const std::vector<Span> rounds = FileAggregation::Rounds(h, 0, 4, budget);
+    int64_t next = 0;
+    for (const Span& r : rounds) {
+      EXPECT_EQ(r.begin, next);
+      EXPECT_GT(r.size(), 0);
+      next = r.end;
+      const FileAggregation plan(h, 0, 4, r);
+      if (budget >= file_bytes) {
+        EXPECT_LE(plan.MaxBufferBytes(), budget) << "budget " << budget;
+      }
+      // A round below one file's bytes is one file, shared by the aggregators.
+      if (budget < file_bytes) {
+        EXPECT_EQ(r.size(), 1);
+      }
+      for (int64_t a = 0; a < plan.aggregators(); ++a) {
+        const Span u = plan.Units(a);
+        if (u.size() > 0) {
+          EXPECT_EQ(plan.AggregatorOfUnit(static_cast<uint64_t>(u.begin)), a);
+          EXPECT_EQ(plan.AggregatorOfUnit(static_cast<uint64_t>(u.end - 1)), a);
+        }
+      }
+    }
+    EXPECT_EQ(next, 16);
+  }
+  EXPECT_EQ(FileAggregation::Rounds(h, 0, 4, file_bytes).size(), 4u);  // one file per aggregator per round
+}
+
+TEST(MemoryBudget, ReaderRoundsSplitTheBlocksWithinTheBudget) {
+  const Bitmask bitmask = Bitmask::Guess(Point{64, 64, 64});
+  const BlockLayout layout(bitmask, 12);
+  std::vector<uint64_t> blocks;
+  for (uint64_t b = 0; b < 64; ++b) blocks.push_back(b);
+  const int64_t sample_bytes = 20, block_bytes = sample_bytes << 12;
+  EXPECT_EQ(PlanRounds(layout, blocks, 4, sample_bytes, 16 * block_bytes).size(), 1u);
+  const std::vector<ReadPlan> rounds = PlanRounds(layout, blocks, 4, sample_bytes, 2 * block_bytes);
+  ASSERT_EQ(rounds.size(), 8u);
+  std::vector<uint64_t> seen;
+  for (const ReadPlan& p : rounds) {
+    EXPECT_LE(p.MaxAggregatorSamples() * sample_bytes, 2 * block_bytes);
+    seen.insert(seen.end(), p.blocks.begin(), p.blocks.end());
+  }
+  EXPECT_EQ(seen, blocks);
+  EXPECT_EQ(PlanRounds(layout, blocks, 4, sample_bytes, 1).size(), blocks.size());  // one block per round at least
+}
+
+// The writer in rounds: the same bytes as one round (raw and zip, whole and shared files, a
+// power-of-two domain and one that needs fill), equal to the formula at every level.
+TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
+  ScratchDir dir;
+  struct Case {
+    Point dims;
+    int64_t blocks_per_file;
+    std::string compression;
+  };
+  const Case cases[] = {{Point{64, 64, 32}, 2, "raw"},   // many files: rounds of whole files
+                        {Point{45, 31, 17}, 2, "zip"},   // fill, compressed
+                        {Point{40, 27, 13}, 64, "raw"},  // one file: rounds of it, shared by the aggregators
+                        {Point{40, 27, 13}, 64, "lz4"}};
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE("case " + std::to_string(n));
+    SyntheticSpec spec;
+    spec.dims = c.dims;
+    spec.fields = "p:float64,v:float32[3],c:uint8";
+    spec.timesteps = 2;
+    spec.bits_per_block = 10;
+    spec.blocks_per_file = c.blocks_per_file;
+    spec.compression = c.compression;
+    const std::string one = "one" + std::to_string(n), rounds = "rounds" + std::to_string(n);
+    const IoStats single = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(one + "/visus.idx"), spec,
+                                                   DefaultGrid(Ranks(), 3), 1, {});
+    EXPECT_EQ(single.rounds, 1);
+    WriteOptions budget;
+    budget.memory_budget = 4096;  // far below a file: one file per round, or part of one
+    budget.sync = n % 2 == 1;
+    const IoStats many = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(rounds + "/visus.idx"), spec,
+                                                 DefaultGrid(Ranks(), 3), 2, budget);
+    EXPECT_GE(many.rounds, c.blocks_per_file == 2 ? 8 : 1);
+    EXPECT_EQ(many.data_bytes, single.data_bytes);
+    EXPECT_EQ(many.file_bytes, single.file_bytes);
+    ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File(rounds + "/visus.idx")));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File(one), dir.File(rounds)));
+    ++n;
+  }
+}
+
+TEST(MemoryBudget, NegativeBudgetFailsEverywhereWithAClearError) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{16, 16, 16};
+  WriteOptions bad;
+  bad.memory_budget = Rank() == 0 ? -1 : 0;  // one rank's mistake reaches every rank
+  std::string message;
+  try {
+    testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("bad/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, bad);
+    ADD_FAILURE() << "a negative memory budget was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    message = e.what();
+  }
+  EXPECT_NE(message.find("memory budget -1 must be >= 0"), std::string::npos) << message;
+  EXPECT_TRUE(testing::SameOnAllRanks(message));
+}
+
+// The reader in rounds: every level, whole cells and a sub-box, several fields at once, the same
+// samples as one round and as the formula.
+TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{45, 31, 17};
+  spec.fields = "p:float64,v:float32[3],c:uint8";
+  spec.bits_per_block = 9;
+  spec.blocks_per_file = 4;
+  const std::string idx = dir.File("data/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  ParallelReader whole(MPI_COMM_WORLD, idx);
+  ReadOptions small;
+  small.memory_budget = 2048;
+  ParallelReader rounds(MPI_COMM_WORLD, idx, small);
+  const IdxHeader& h = whole.header();
+  const std::vector<int> fields{0, 1, 2};
+  bool ok = true;
+  int64_t most_rounds = 0;
+  for (int level = 0; level <= h.maxh(); ++level) {
+    for (const bool sub : {false, true}) {
+      Box box = GridCell(h.box, DefaultGrid(Ranks(), 3), Rank());
+      if (sub) box = Box(Point{3, 5, 2}, Point{41, 30, 11}).Intersect(GridCell(h.box, Point{Ranks(), 1, 1}, Rank()));
+      std::vector<Box> boxes;
+      if (!box.Empty() && whole.HasSamples(box, level)) boxes.push_back(box);
+      std::vector<std::vector<uint8_t>> a, b;
+      std::vector<std::vector<uint8_t*>> out_a, out_b;
+      for (const int f : fields) {
+        const int64_t bytes = boxes.empty() ? 0 : h.fields[static_cast<size_t>(f)].dtype.BytesFor(whole.ResultGrid(box, level).NumSamples());
+        a.emplace_back(static_cast<size_t>(bytes), 0xA5);
+        b.emplace_back(static_cast<size_t>(bytes), 0x5A);
+        out_a.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{a.back().data()});
+        out_b.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{b.back().data()});
+      }
+      whole.ReadInto(fields, 0, level, boxes, out_a);
+      rounds.ReadInto(fields, 0, level, boxes, out_b);
+      most_rounds = std::max(most_rounds, rounds.stats().rounds);
+      EXPECT_EQ(whole.stats().rounds, 1);
+      for (size_t k = 0; k < fields.size(); ++k) {
+        ok = ok && a[k] == b[k];
+        if (!boxes.empty())
+          ok = ok && FirstSyntheticMismatch(h.fields[k].dtype, fields[k], 0, rounds.ResultGrid(box, level),
+                                            b[k].data()) < 0;
+      }
+    }
+  }
+  EXPECT_TRUE(AllRanks(ok)) << "a read in rounds differs from one round or from the formula";
+  // One rank reads one-phase (no aggregation, no rounds); several ranks go in rounds at full resolution.
+  if (Ranks() == 1) {
+    EXPECT_EQ(most_rounds, 1);
+  } else {
+    EXPECT_GT(most_rounds, 4);
+  }
+}
+
+}  // namespace
+}  // namespace hzio::mpi
