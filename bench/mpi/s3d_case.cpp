@@ -59,6 +59,9 @@ std::vector<Baseline> Baselines() {
 #ifdef HZIO_BENCH_PNETCDF
   b.push_back({"pnetcdf", WritePnetcdf, ReadPnetcdf});
 #endif
+#ifdef HZIO_BENCH_PIDX
+  b.push_back({"pidx", WritePidx, ReadPidx});
+#endif
   return b;
 }
 

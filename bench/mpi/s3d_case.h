@@ -65,5 +65,7 @@ void WriteHdf5(const S3dCase&, const std::string& dir);
 void ReadHdf5(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
 void WritePnetcdf(const S3dCase&, const std::string& dir);
 void ReadPnetcdf(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
+void WritePidx(const S3dCase&, const std::string& dir);
+void ReadPidx(const S3dCase&, const std::string& dir, std::vector<std::vector<uint8_t>>& out);
 
 }  // namespace hzio_bench

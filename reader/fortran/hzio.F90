@@ -41,7 +41,8 @@ module hzio
   integer, parameter, public :: HZIO_MAX_DIMS = 5, HZIO_FULL_RESOLUTION = -1
   integer, parameter, public :: HZIO_LAYOUT_HZ = 0, HZIO_LAYOUT_ROW_MAJOR = 1
   ! Flags (combine with ior).
-  integer, parameter, public :: HZIO_OVERWRITE = 1, HZIO_SYNC = 2, HZIO_UPDATE = 4, HZIO_ONE_PHASE = 8
+  integer, parameter, public :: HZIO_OVERWRITE = 1, HZIO_SYNC = 2, HZIO_UPDATE = 4, HZIO_ONE_PHASE = 8, &
+                                  HZIO_PIDX_COMPATIBLE = 16
 
   type, public :: hzio_desc
     private

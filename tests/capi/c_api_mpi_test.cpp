@@ -11,6 +11,7 @@
 
 #include "../mpi/mpi_test_support.h"
 #include "hzio/format/dtype.h"
+#include "hzio/storage/file.h"
 #include "hzio/util/decomposition.h"
 #include "hzio/access/synthetic.h"
 #include "hzio_mpi.h"
@@ -204,6 +205,41 @@ TEST(CApiMpiErrors, WritersRefuseWhatTheyCannotDo) {
   ASSERT_HZIO_OK(hzio_reader_free(r));
   // With it, the dataset is replaced.
   WriteCollectively(MPI_COMM_WORLD, path, HZIO_OVERWRITE | HZIO_SYNC);
+}
+
+// HZIO_PIDX_COMPATIBLE: the header PIDX 0.9.3 reads (its dtype spelling, the file names it
+// derives; PIDX itself reads such output in bench/mpi/pidx_check.sh), read back equal through the C
+// reader; an overwrite with it replaces the dataset; a field PIDX cannot read is refused.
+TEST(CApiMpiPidx, PidxCompatibleOutputReadsBack) {
+  ScratchDir dir;
+  const std::string path = dir.File("pidx/sim.idx");
+  WriteCollectively(MPI_COMM_WORLD, path, HZIO_PIDX_COMPATIBLE);
+  WriteCollectively(MPI_COMM_WORLD, path, HZIO_PIDX_COMPATIBLE | HZIO_OVERWRITE);
+  if (Rank() == 0) {
+    const std::string text = hzio::ReadWholeFile(path);
+    EXPECT_NE(text.find("velocity 3*float64 "), std::string::npos) << text;
+    EXPECT_NE(text.find("species 2*int32 "), std::string::npos) << text;
+    EXPECT_NE(text.find("(filename_template)\n./sim/%0"), std::string::npos) << text;
+  }
+  hzio_reader* r = nullptr;
+  ASSERT_HZIO_OK(hzio_reader_open_mpi(MPI_COMM_WORLD, path.c_str(), 0, &r));
+  const hzio::Box cell = hzio::GridCell(hzio::Box(hzio::Point(3), kDims), hzio::Point{1, 1, Ranks()}, Rank());
+  const hzio::Point size = cell.Size();
+  std::vector<uint8_t> out(static_cast<size_t>(size.Product() * 24));
+  void* targets[1] = {out.data()};
+  ASSERT_HZIO_OK(hzio_reader_read(r, "velocity", 1, HZIO_FULL_RESOLUTION, 1, cell.p1.v.data(), size.v.data(), targets));
+  EXPECT_TRUE(AllRanks(hzio::FirstSyntheticMismatch(hzio::DType::Parse("float64[3]"), 1, 1, hzio::DenseGrid(cell),
+                                                    out.data()) == -1));
+  ASSERT_HZIO_OK(hzio_reader_free(r));
+
+  hzio_desc* desc = MakeDesc();
+  ASSERT_HZIO_OK(hzio_desc_add_field(desc, "species11", "float64[11]"));
+  hzio_writer* w = nullptr;
+  ExpectCollectiveError(hzio_writer_create_mpi(MPI_COMM_WORLD, dir.File("no/sim.idx").c_str(), desc,
+                                               HZIO_PIDX_COMPATIBLE, &w),
+                        HZIO_ERR_UNSUPPORTED, "not readable by PIDX 0.9.3: field 'species11' has dtype float64[11]");
+  EXPECT_EQ(w, nullptr);
+  ASSERT_HZIO_OK(hzio_desc_free(desc));
 }
 
 // A writer and a reader on a sub-communicator: the other ranks take no part.

@@ -131,4 +131,8 @@ std::vector<std::string> CompareBlockFiles(const std::string& dataset_a, const s
   return problems;
 }
 
+void ExpectNoProblems(const std::vector<std::string>& problems) {
+  for (const std::string& p : problems) ADD_FAILURE() << p;
+}
+
 }  // namespace hzio::mpi::testing

@@ -55,6 +55,9 @@ IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const Synthet
 /// mismatches (empty when equal); collective.
 std::vector<std::string> VerifySerialAllLevels(MPI_Comm comm, const std::string& idx_path);
 
+/// One test failure per problem of a list (VerifySerialAllLevels, CompareBlockFiles).
+void ExpectNoProblems(const std::vector<std::string>& problems);
+
 /// Byte-compares the block files (relative paths and contents) of the data directories that
 /// `<dataset_a>/visus.idx` and `<dataset_b>/visus.idx` name; rank 0 only.
 std::vector<std::string> CompareBlockFiles(const std::string& dataset_a, const std::string& dataset_b);

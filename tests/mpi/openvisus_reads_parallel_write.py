@@ -2,7 +2,7 @@
 """OpenVisus (OpenVisusNoGui 2.2.149) reads what `hzio-mpi write` writes.
 
 Writes with several rank counts, irregular grids, --blocks-per-rank > 1, vector dtypes, several
-timesteps and raw/zip, then reads every field and timestep at every level with OpenVisus and
+timesteps, raw/zip and the PIDX-compatible form, then reads every field and timestep at every level with OpenVisus and
 compares with the synthetic formula of design.md §4 evaluated on the grid OpenVisus returns."""
 import argparse
 import os
@@ -78,6 +78,11 @@ def main():
              "--bitsperblock", "10", "--blocksperfile", "2", "--memory-budget", "4k"], "rounds"),
         (2, ["--dims", "40,27,13", "--compression", "raw", "--fields", "p:float64,c:uint8", "--bitsperblock", "12",
              "--blocksperfile", "2", "--memory-budget", "4k"], "rounds"),
+        # What PIDX 0.9.3 reads too (its file names, `3*float64`): OpenVisus still reads it.
+        (3, ["--dims", "30,20,17", "--fields", "p:float64,v:float64[3],t:float32,f:int32", "--timesteps", "2",
+             "--bitsperblock", "8", "--blocksperfile", "4", "--blocks-per-rank", "2", "--pidx-compatible"]),
+        (4, ["--dims", "64,32,32", "--fields", "v:float32[3],n:uint16[4]", "--bitsperblock", "10",
+             "--grid", "2,2,1", "--pidx-compatible"]),
     ]
     failures = []
     with tempfile.TemporaryDirectory(prefix="hzio-ov-") as tmp:
@@ -88,6 +93,10 @@ def main():
             if expect and " rounds (memory budget)" not in out:
                 failures.append(f"{idx}: expected a write in rounds, the report says: {out.strip()}")
             dims = [int(x) for x in opts[opts.index("--dims") + 1].split(",")]
+            if "--pidx-compatible" in opts:
+                text = open(idx).read()
+                if "*float" not in text or "(filename_template)\n./visus/%0" not in text:
+                    failures.append(f"{idx}: not the PIDX form (counted dtypes, ./visus/ template):\n{text}")
             check(idx, dims, failures)
     # A malformed budget: a clear error naming the option, nothing written.
     with tempfile.TemporaryDirectory(prefix="hzio-ov-") as tmp:

@@ -24,16 +24,13 @@ namespace hzio::mpi {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ExpectNoProblems;
 using testing::AllRanks;
 using testing::ScratchDir;
 using testing::SyntheticSpec;
 
 int Ranks() { return CommSize(MPI_COMM_WORLD); }
 int Rank() { return CommRank(MPI_COMM_WORLD); }
-
-void ExpectNoProblems(const std::vector<std::string>& problems) {
-  for (const std::string& p : problems) ADD_FAILURE() << p;
-}
 
 TEST(ParallelWriter, RegularGridSeveralFieldsAndTimestepsRaw) {
   ScratchDir dir;

@@ -16,7 +16,7 @@ constexpr const char* kUsage =
     "      [--fields \"pressure:float64,temperature:float64,velocity:float64[3],species:float64[11]\"]\n"
     "      [--timesteps T] [--bitsperblock N] [--blocksperfile N] [--restructure default|expanded|AxBxC]\n"
     "      [--aggregators K] [--compression raw|zip|lz4] [--sync [--no-direct-io]] [--wait]\n"
-    "      [--memory-budget BYTES] [--json]\n"
+    "      [--memory-budget BYTES] [--pidx-compatible] [--json]\n"
     "  mpiexec -n M hzio-mpi read IN.idx [--grid PX,PY,PZ] [--box BOX] [--level H|H1,H2,..|all] [--field NAME]\n"
     "      [--time T] [--mode two-phase|one-phase] [--aggregators K] [--memory-budget BYTES] [--verify]\n"
     "      [--out OUT.npy] [--json]\n"
@@ -28,6 +28,9 @@ constexpr const char* kUsage =
     "writer holds OUT.idx.lock (default: fail).\n"
     "--memory-budget (e.g. 512m, 2g) bounds each rank's aggregation buffer: a larger checkpoint or\n"
     "read goes in rounds (same bytes). Default 256m (less on a node short of memory).\n"
+    "--pidx-compatible writes what PIDX 0.9.3 reads too\n"
+    "(the block-file names PIDX derives, 3*float64 dtypes; raw 3-D fields of 1-4 components only):\n"
+    "an existing OUT.idx is then removed before the write instead of staying readable until the commit.\n"
     "read --out writes what the ranks read (the --box at each level) to one .npy, (nz, ny, nx[, c]),\n"
     "with {field} and {level} in its name replaced when several fields or levels are read.\n";
 

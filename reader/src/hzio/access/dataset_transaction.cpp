@@ -139,6 +139,20 @@ void DatasetTransaction::Replace(IdxHeader header) {
   PrepareGenerationDirectory(n);
 }
 
+void DatasetTransaction::RemoveCommitted() {
+  Check(committed_.has_value(), ErrorCode::kInternal, idx_path_ + ": RemoveCommitted without a committed dataset");
+  Check(staged_.empty(), ErrorCode::kInternal, idx_path_ + ": RemoveCommitted after files were staged");
+  Check(committed_->arco == 0, ErrorCode::kUnsupported,
+        idx_path_ + " is an ARCO dataset: it cannot be replaced in place (remove it first)");
+  RemovePath(idx_path_);
+  if (options_.sync) SyncDirectory(IdxDirectory(idx_path_));
+  RemoveOtherGenerations(*committed_, idx_path_);
+  RemoveGenerationOf(*committed_, idx_path_);
+  committed_.reset();
+  target_.reset();
+  mode_ = Mode::kNew;
+}
+
 void DatasetTransaction::PrepareGenerationDirectory(int64_t generation) {
   generation_dir_ = DataDirectoryOf(*target_, idx_path_).path;
   Check(Generation(*target_) == generation, ErrorCode::kInternal, "generation mismatch");

@@ -70,6 +70,12 @@ class DatasetTransaction {
   /// Replaces the whole dataset (exists()) by one with this header: a new generation into which
   /// everything is written anew; nothing is carried over.
   void Replace(IdxHeader header);
+  /// Removes the committed dataset (exists()), the one step here that is not atomic: its `.idx`
+  /// first (no reader opens a header whose files are going), then every generation of its data
+  /// directory; Create() follows. For output whose files must sit at the paths a reader derives
+  /// from the `.idx` name (PIDX-readable output, format/pidx_output.h), where a new generation
+  /// cannot stage beside the old files. A failure after it leaves no dataset, never a mix.
+  void RemoveCommitted();
   /// Declares timestep `time` (kUnsupported without a time template).
   void AddTimestep(int64_t time);
   /// Appends field `field` (kInvalidArgument if the name exists; kUnsupported before version 6 or

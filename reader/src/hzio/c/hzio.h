@@ -85,7 +85,8 @@ enum {
   HZIO_OVERWRITE = 1, /* collective writers: replace a dataset already at the path */
   HZIO_SYNC = 2,      /* writers: fsync every block file before the .idx is written (checkpoints) */
   HZIO_UPDATE = 4,    /* serial writer: write into an existing dataset with the same geometry */
-  HZIO_ONE_PHASE = 8  /* collective readers: every rank reads its own boxes (default two-phase) */
+  HZIO_ONE_PHASE = 8, /* collective readers: every rank reads its own boxes (default two-phase) */
+  HZIO_PIDX_COMPATIBLE = 16 /* collective writers: output PIDX 0.9.3 reads too (hzio_mpi.h) */
 };
 
 /* What a write or read moved (hzio_writer_get_stats, hzio_reader_get_stats). For collective

@@ -24,8 +24,12 @@ extern "C" {
  * Each rank registers its own boxes with hzio_writer_add (any number per field and timestep, any
  * decomposition); hzio_writer_write restructures, HZ-encodes and aggregates them into a few
  * writers per file. Flags: HZIO_OVERWRITE (replace a dataset already there; without it an
- * existing dataset fails the write with HZIO_ERR_INVALID_ARGUMENT), HZIO_SYNC. Blocks are written
- * in hz order (a row-major layout in `desc` is HZIO_ERR_UNSUPPORTED). */
+ * existing dataset fails the write with HZIO_ERR_INVALID_ARGUMENT), HZIO_SYNC, HZIO_PIDX_COMPATIBLE
+ * (block files named as PIDX 0.9.3 derives them and its dtype spelling, so PIDX reads the dataset
+ * too; fields PIDX cannot read, such as compressed ones or 11 components, are
+ * HZIO_ERR_UNSUPPORTED, and with HZIO_OVERWRITE the old dataset is removed before the write
+ * instead of staying readable until the commit). Blocks are written in hz order (a row-major
+ * layout in `desc` is HZIO_ERR_UNSUPPORTED). */
 HZIO_API hzio_status hzio_writer_create_mpi(MPI_Comm comm, const char* path, const hzio_desc* desc, int flags,
                                             hzio_writer** writer);
 HZIO_API hzio_status hzio_writer_create_mpi_f(MPI_Fint comm, const char* path, const hzio_desc* desc, int flags,

@@ -62,6 +62,7 @@ class CollectiveWriter final : public WriterBackend {
     mpi::WriteOptions o;
     o.overwrite = (flags & HZIO_OVERWRITE) != 0;
     o.sync = (flags & HZIO_SYNC) != 0;
+    o.pidx_compatible = (flags & HZIO_PIDX_COMPATIBLE) != 0;
     return o;
   }
 
@@ -106,7 +107,7 @@ hzio_status CreateWriter(const char* function, MPI_Comm comm, const char* path, 
       RequireNonNull(writer, "writer");
       RequireNonNull(desc, "desc");
       const std::string where = Text(path, "path");
-      CheckFlags(flags, HZIO_OVERWRITE | HZIO_SYNC, "a collective writer (HZIO_UPDATE is for the serial writer)");
+      CheckFlags(flags, HZIO_OVERWRITE | HZIO_SYNC | HZIO_PIDX_COMPATIBLE, "a collective writer (HZIO_UPDATE is for the serial writer)");
       header = HeaderForWriting(*desc, where);
       for (const Field& f : header.fields)
         Check(f.hz_layout, ErrorCode::kUnsupported,

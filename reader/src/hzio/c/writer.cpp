@@ -23,7 +23,7 @@ void CheckFlags(int flags, int allowed, const char* kind) {
     int bit;
     const char* name;
   } kNames[] = {{HZIO_OVERWRITE, "HZIO_OVERWRITE"}, {HZIO_SYNC, "HZIO_SYNC"}, {HZIO_UPDATE, "HZIO_UPDATE"},
-                {HZIO_ONE_PHASE, "HZIO_ONE_PHASE"}};
+                {HZIO_ONE_PHASE, "HZIO_ONE_PHASE"}, {HZIO_PIDX_COMPATIBLE, "HZIO_PIDX_COMPATIBLE"}};
   std::string refused;
   for (const auto& n : kNames)
     if ((flags & n.bit) != 0 && (allowed & n.bit) == 0) refused += (refused.empty() ? "" : ", ") + std::string(n.name);

@@ -76,6 +76,12 @@ std::string DType::ToString() const {
   return s;
 }
 
+std::string DType::ToCountedString() const {
+  std::string s = ToString();
+  if (components_ > 1) s.erase(s.find('['));
+  return std::to_string(components_) + "*" + s;
+}
+
 std::string DType::NumpyDescr() const {
   Check(bits_ == 8 || bits_ == 16 || bits_ == 32 || bits_ == 64, ErrorCode::kUnsupported,
         "dtype " + ToString() + " has no numpy equivalent");

@@ -28,6 +28,9 @@ class DType {
   int64_t BytesFor(int64_t samples) const;
   /// Canonical text: `uint8[3]`, `float32`, `int1` (a 1-bit type is never unsigned).
   std::string ToString() const;
+  /// PIDX's spelling, components always counted first: "1*float64", "3*float64" (idx-format.md
+  /// §1.4 accepts it; PIDX 0.9.3 knows no "type[N]").
+  std::string ToCountedString() const;
   /// numpy dtype string of one component, e.g. "<f4", "|u1"; throws kUnsupported if none.
   std::string NumpyDescr() const;
 

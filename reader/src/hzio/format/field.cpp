@@ -49,6 +49,7 @@ Field Field::Parse(const std::string& piece_in, int version) {
   Field f;
   f.name = tokens[0];
   f.dtype = DType::Parse(tokens[1]);
+  f.counted_dtype = tokens[1].find('*') != std::string::npos;
   std::string arg;
   if (FindOption(piece, "description", arg)) f.description = arg;
   if (FindOption(piece, "default_compression", arg)) f.compression = arg;
@@ -72,7 +73,7 @@ Field Field::Parse(const std::string& piece_in, int version) {
 }
 
 std::string Field::ToHeaderLine(int version) const {
-  std::string s = name + " " + dtype.ToString() + " ";
+  std::string s = name + " " + (counted_dtype ? dtype.ToCountedString() : dtype.ToString()) + " ";
   if (!compression.empty())
     s += version < 6 ? std::string("compressed ") : "default_compression(" + compression + ") ";
   s += "default_layout(" + std::string(hz_layout ? "hzorder" : "") + ") ";

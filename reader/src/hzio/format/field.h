@@ -19,6 +19,9 @@ struct Field {
   std::string filter;
   std::string description;
   std::vector<double> min, max;  // per component; empty = unknown
+  /// The dtype is written counted, "3*float64" (DType::ToCountedString): read that way, or made
+  /// for PIDX 0.9.3 (format/pidx_output.h), whose reader knows no other vector spelling.
+  bool counted_dtype = false;
 
   /// Parses one piece of `(fields)` (§1.3); `version` drives layout normalisation.
   static Field Parse(const std::string& piece, int version);

@@ -8,6 +8,7 @@
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/codec/codec.h"
 #include "hzio/format/block_files.h"
+#include "hzio/format/pidx_output.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/block_reading.h"
@@ -101,6 +102,13 @@ void CheckDiskRoom(const IdxHeader& header, const std::string& idx_path) {
 ParallelWriter::ParallelWriter(MPI_Comm comm, std::string idx_path, IdxHeader header, WriteOptions options)
     : comm_(comm), idx_path_(std::move(idx_path)), header_(std::move(header)), options_(options) {
   header_.Validate(IdxStem(idx_path_));
+  if (options_.pidx_compatible) {
+    try {
+      MakePidxReadable(header_, IdxStem(idx_path_));
+    } catch (const Error& e) {
+      throw Error(e.code(), idx_path_ + ": " + e.what());
+    }
+  }
 }
 
 void ParallelWriter::Add(int field, int64_t time, const Box& box, const uint8_t* data) {
@@ -223,7 +231,14 @@ IoStats ParallelWriter::Write() {
       if (txn->exists()) {
         Check(options_.overwrite, ErrorCode::kInvalidArgument,
               idx_path_ + " already exists (pass overwrite to replace it)");
-        txn->Replace(header_);
+        // PIDX derives the data directory from the .idx name: no new generation beside the old
+        // files, the old dataset goes first.
+        if (options_.pidx_compatible) {
+          txn->RemoveCommitted();
+          txn->Create(header_);
+        } else {
+          txn->Replace(header_);
+        }
       } else {
         txn->Create(header_);
       }

@@ -44,6 +44,10 @@ struct WriteOptions {
   bool direct_io = true;    // with sync, block files a whole aggregator writes go around the page cache
                             // (O_DIRECT, buffered where the file system refuses it; storage/block_file_write.h)
   bool wait = false;        // wait while another writer holds the dataset's lock (else kLocked)
+  /// Output PIDX 0.9.3 reads too (format/pidx_output.h): the file names PIDX derives and its dtype
+  /// spelling; kUnsupported for datasets PIDX cannot read (compressed, 11-component fields, ...).
+  /// An existing dataset is removed before the write instead of staying readable until the commit.
+  bool pidx_compatible = false;
   std::function<void(const std::string&)> notify;  // rank 0's notes (waiting for the lock, ...)
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator buffer per rank (the minimum over ranks counts);
