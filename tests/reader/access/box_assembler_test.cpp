@@ -208,6 +208,20 @@ class SerialRecordingSource : public BlockSource {
   std::set<std::thread::id> threads_;
 };
 
+// A 64x64x32 synthetic dataset of `field` (256 blocks), opened to read on the calling thread only
+// (threads 1): a SerialRecordingSource over it delivers on one thread.
+std::shared_ptr<Dataset> SerialSyntheticDataset(const testing::TempDir& dir, const std::string& name,
+                                                const std::string& field) {
+  testing::SyntheticLayout layout;
+  layout.name = name;
+  layout.field = field;
+  layout.bits_per_block = 9;
+  layout.blocks_per_file = 16;
+  OpenOptions serial_reads;
+  serial_reads.threads = 1;
+  return OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 32, layout), serial_reads);
+}
+
 // A source delivering on one thread gets its blocks decoded on the pool (parallel decode), with a
 // bounded backlog, results equal to the source's own parallel read; threads = 1 keeps every decode
 // on the delivering thread.
@@ -217,15 +231,7 @@ TEST(BoxAssembler, ParallelDecodeOfASerialSource) {
   int n = 0;
   for (const char* field : {"v float32 default_compression(zip) default_layout(hzorder)",
                             "v float32 default_compression(zip)"}) {
-    testing::SyntheticLayout layout;
-    layout.name = "serial" + std::to_string(n++) + ".idx";
-    layout.field = field;
-    layout.bits_per_block = 9;
-    layout.blocks_per_file = 16;
-    // The inner source reads on the calling thread only (threads 1), so the wrapper is serial.
-    OpenOptions serial_reads;
-    serial_reads.threads = 1;
-    auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 32, layout), serial_reads);
+    auto ds = SerialSyntheticDataset(dir, "serial" + std::to_string(n++) + ".idx", field);
     const Dataset::Resolved whole = ds->Resolve(BoxQuery{});
     std::vector<uint8_t> want(static_cast<size_t>(whole.grid.NumSamples()) * 4);
     ds->ReadInto(whole, want.data());
@@ -248,12 +254,7 @@ TEST(BoxAssembler, ParallelDecodeOfASerialSource) {
 
 TEST(BoxAssembler, ParallelDecodeErrorEndsTheRead) {
   testing::TempDir dir;
-  testing::SyntheticLayout layout;
-  layout.field = "v float32 default_compression(zip)";
-  layout.bits_per_block = 9;
-  OpenOptions serial_reads;
-  serial_reads.threads = 1;
-  auto ds = OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 32, layout), serial_reads);
+  auto ds = SerialSyntheticDataset(dir, "serial.idx", "v float32 default_compression(zip)");
   const Dataset::Resolved whole = ds->Resolve(BoxQuery{});
   std::vector<uint8_t> got(static_cast<size_t>(whole.grid.NumSamples()) * 4);
   SerialRecordingSource serial(ds->block_source());
