@@ -13,7 +13,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: hzio create OUT.idx --dims X,Y[,Z] --field NAME:DTYPE [--field ...] [--time T0:T1]\n"
     "                   [--bitsperblock N] [--blocksperfile N] [--compression raw|zip|lz4|png|jpg|zfp]\n"
-    "                   [--layout hzorder|rowmajor] [--wait] [--sync]\n"
+    "                   [--layout hzorder|rowmajor] [--arco SIZE] [--wait] [--sync]\n"
     "\n"
     "Creates an empty IDX version-6 dataset (header only) that `hzio convert` and the library fill.\n"
     "\n"
@@ -29,6 +29,13 @@ constexpr char kUsage[] =
     "                       float64, int32 or int64; MODE reversible (default), precision=N or\n"
     "                       accuracy=X), as OpenVisus spells them (idx-format.md §5)\n"
     "  --layout L           rowmajor (default, OpenVisus v6) or hzorder\n"
+    "  --arco SIZE          an ARCO dataset (idx-format.md §4.12): one file per block of at most\n"
+    "                       SIZE bytes (1mb as OpenVisus's create_idx, 512kb, or bytes), blocks\n"
+    "                       under OUT/<time>/<field>/; compression raw unless --compression says\n"
+    "                       otherwise (OpenVisus 2.2.149's db.write stores raw payloads in ARCO\n"
+    "                       datasets whatever their header says: fill a raw one, then run its\n"
+    "                       compress_dataset()). hzio writes ARCO datasets whole (`hzio convert\n"
+    "                       --arco SIZE` of an array): it refuses to fill or change an existing one\n"
     "  --wait               wait while another writer holds OUT.idx.lock (default: fail at once)\n"
     "  --sync               flush the header to disk before returning\n"
     "\n"
@@ -76,7 +83,8 @@ int RunCreate(int argc, char** argv) {
   }
   std::optional<std::pair<int64_t, int64_t>> time;
   if (std::optional<std::string> t = args.Get("--time")) time = ParseTimeRange(args, *t);
-  const StorageOptions storage = ReadStorageOptions(args);
+  StorageOptions storage = ReadStorageOptions(args);
+  if (storage.arco > 0 && !storage.compression_given) storage.compression = "raw";  // as ov.create_idx
 
   const IdxHeader header = BuildNewHeader(out, dims, std::move(fields), time, storage);
   CreateEmptyDataset(out, header, ReadWriteOptions(args));
@@ -84,8 +92,10 @@ int RunCreate(int argc, char** argv) {
   std::printf("created %s: box %s, bitmask %s, %zu field(s), ", out.c_str(), header.box.ToRangesString().c_str(),
               header.bitmask.text().c_str(), header.fields.size());
   if (time) std::printf("timesteps %lld..%lld, ", static_cast<long long>(time->first), static_cast<long long>(time->second));
-  std::printf("bitsperblock %d, blocksperfile %lld\n", header.bits_per_block,
+  std::printf("bitsperblock %d, blocksperfile %lld", header.bits_per_block,
               static_cast<long long>(header.blocks_per_file));
+  if (header.arco > 0) std::printf(", ARCO blocks of at most %lld bytes", static_cast<long long>(header.arco));
+  std::printf("\n");
   return 0;
 }
 

@@ -127,7 +127,7 @@ TEST(ArcoWriter, AnAbandonedWriteLeavesNothing) {
   EXPECT_FALSE(fs::exists(ArcoRoot(idx) + "/0/a"));
 }
 
-TEST(ArcoWriter, ExistingOrEmptyArcoDatasetsAreRefused) {
+TEST(ArcoWriter, ExistingArcoDatasetsAreRefusedEmptyOnesCreated) {
   testing::TempDir dir;
   const std::string idx = dir.File("arco.idx");
   const IdxHeader h = Header();
@@ -142,8 +142,15 @@ TEST(ArcoWriter, ExistingOrEmptyArcoDatasetsAreRefused) {
   EXPECT_HZIO_ERROR(DatasetWriter(idx, h, existing), ErrorCode::kUnsupported, idx,
                     "an existing ARCO dataset cannot be changed yet");
   EXPECT_EQ(ReadField(idx, "a"), a);
-  EXPECT_HZIO_ERROR(CreateEmptyDataset(dir.File("empty.idx"), h), ErrorCode::kUnsupported, "empty.idx",
-                    "an empty ARCO dataset could not be filled");
+  // An empty one can be created (its header alone: every block absent, §4.12) and read, but not
+  // filled or changed by hzio.
+  const std::string empty = dir.File("empty.idx");
+  CreateEmptyDataset(empty, h);
+  EXPECT_EQ(ReadField(empty, "a"), std::vector<uint8_t>(a.size(), 0));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("empty")));  // no block file, no part directory
+  EXPECT_HZIO_ERROR(DatasetWriter(empty, h, existing), ErrorCode::kUnsupported, "empty.idx",
+                    "an existing ARCO dataset cannot be changed yet");
+  EXPECT_HZIO_ERROR(CreateEmptyDataset(empty, h), ErrorCode::kInvalidArgument, "empty.idx", "already exists");
 }
 
 }  // namespace

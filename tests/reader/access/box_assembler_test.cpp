@@ -5,11 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_writer.h"
+#include "hzio/util/thread_pool.h"
 #include "support/test_support.h"
 
 namespace hzio {
@@ -149,6 +157,110 @@ TEST(BoxAssembler, ReadBlockReturnsTheStoredLayout) {
   EXPECT_EQ(a->grid, hz->layout().BlockGrid(1));
   EXPECT_HZIO_ERROR(hz->ReadBlock(0, 0, 4), ErrorCode::kOutOfRange, "block 4 is beyond the last block 3");
   EXPECT_HZIO_ERROR(hz->ReadBlock(2, 0, 0), ErrorCode::kNotFound, "no field index 2");
+}
+
+
+// Delivers the blocks of `inner` one after the other on the calling thread (as a network loop
+// does), each payload in a buffer of its own whose release is recorded: which threads let go of
+// payloads (the threads that decoded them) and how many were alive at once. `corrupt_block`
+// (if set) gets a payload that does not inflate.
+class SerialRecordingSource : public BlockSource {
+ public:
+  explicit SerialRecordingSource(std::shared_ptr<BlockSource> inner)
+      : BlockSource(inner->shared_header(), inner->shared_layout(), inner->name()), inner_(std::move(inner)) {}
+  std::string Version() const override { return inner_->Version(); }
+  void Fetch(std::span<const BlockKey> keys, const BlockSink& sink) override {
+    inner_->Fetch(keys, [&](size_t i, EncodedBlock&& b) {
+      if (b.present) {
+        auto copy = std::shared_ptr<std::vector<uint8_t>>(new std::vector<uint8_t>(b.data, b.data + b.size),
+                                                           [this](std::vector<uint8_t>* p) { Released(p); });
+        if (keys[i].block == corrupt_block) std::fill(copy->begin(), copy->end(), uint8_t{0xff});
+        const int now = ++alive_;
+        int seen = max_alive_.load();
+        while (now > seen && !max_alive_.compare_exchange_weak(seen, now)) {
+        }
+        b.data = copy->data();
+        b.owner = std::move(copy);
+        // A network loop waits between blocks: the pool's threads get their turn even on a
+        // loaded machine.
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+      }
+      sink(i, std::move(b));
+    });
+  }
+  std::set<std::thread::id> releasing_threads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return threads_;
+  }
+  int max_alive() const { return max_alive_; }
+  uint64_t corrupt_block = UINT64_MAX;
+
+ private:
+  void Released(std::vector<uint8_t>* p) {
+    delete p;
+    --alive_;
+    std::lock_guard<std::mutex> lock(mu_);
+    threads_.insert(std::this_thread::get_id());
+  }
+  std::shared_ptr<BlockSource> inner_;
+  std::atomic<int> alive_{0}, max_alive_{0};
+  std::mutex mu_;
+  std::set<std::thread::id> threads_;
+};
+
+// A 64x64x32 synthetic dataset of `field` (256 blocks), opened to read on the calling thread only
+// (threads 1): a SerialRecordingSource over it delivers on one thread.
+std::shared_ptr<Dataset> SerialSyntheticDataset(const testing::TempDir& dir, const std::string& name,
+                                                const std::string& field) {
+  testing::SyntheticLayout layout;
+  layout.name = name;
+  layout.field = field;
+  layout.bits_per_block = 9;
+  layout.blocks_per_file = 16;
+  OpenOptions serial_reads;
+  serial_reads.threads = 1;
+  return OpenDataset(testing::WriteSyntheticDataset(dir, 64, 64, 32, layout), serial_reads);
+}
+
+// A source delivering on one thread gets its blocks decoded on the pool (parallel decode), with a
+// bounded backlog, results equal to the source's own parallel read; threads = 1 keeps every decode
+// on the delivering thread.
+TEST(BoxAssembler, ParallelDecodeOfASerialSource) {
+  if (ThreadPool::Shared().size() < 2) GTEST_SKIP() << "one core: the assembler decodes inline";
+  testing::TempDir dir;
+  int n = 0;
+  for (const char* field : {"v float32 default_compression(zip) default_layout(hzorder)",
+                            "v float32 default_compression(zip)"}) {
+    auto ds = SerialSyntheticDataset(dir, "serial" + std::to_string(n++) + ".idx", field);
+    const Dataset::Resolved whole = ds->Resolve(BoxQuery{});
+    std::vector<uint8_t> want(static_cast<size_t>(whole.grid.NumSamples()) * 4);
+    ds->ReadInto(whole, want.data());
+    for (const int threads : {0, 1}) {
+      SerialRecordingSource serial(ds->block_source());
+      std::vector<uint8_t> got(want.size(), 0xee);
+      AssembleBox(serial, BoxRequest{0, 0, whole.levels, whole.grid, threads}, got.data());
+      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size())) << field << " threads " << threads;
+      const std::set<std::thread::id> ids = serial.releasing_threads();
+      if (threads == 1) {
+        EXPECT_EQ(ids, std::set<std::thread::id>{std::this_thread::get_id()}) << field;
+      } else {
+        EXPECT_GT(ids.size(), 1u) << field << ": every block was decoded on the delivering thread";
+        // Waiting blocks (2 per pool thread), those being decoded, and the one being delivered.
+        EXPECT_LE(serial.max_alive(), 3 * ThreadPool::Shared().size() + 1) << field;
+      }
+    }
+  }
+}
+
+TEST(BoxAssembler, ParallelDecodeErrorEndsTheRead) {
+  testing::TempDir dir;
+  auto ds = SerialSyntheticDataset(dir, "serial.idx", "v float32 default_compression(zip)");
+  const Dataset::Resolved whole = ds->Resolve(BoxQuery{});
+  std::vector<uint8_t> got(static_cast<size_t>(whole.grid.NumSamples()) * 4);
+  SerialRecordingSource serial(ds->block_source());
+  serial.corrupt_block = 37;
+  EXPECT_HZIO_ERROR(AssembleBox(serial, BoxRequest{0, 0, whole.levels, whole.grid}, got.data()),
+                    ErrorCode::kCorrupt, ": block 37");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The writer's lock (storage/lock_file.h): one holder at a time, a clear kLocked naming it,
 // --wait waits, the lock goes with its holder.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,7 +27,8 @@ TEST(LockFile, SecondWriterFailsNamingTheHolder) {
   EXPECT_TRUE(ThrowsError([&] { LockFile::Acquire(lock_path, "d.idx"); }, ErrorCode::kLocked,
               {"d.idx is being written by pid " + std::to_string(::getpid()), "on host", "started at", "--wait"}));
   first.reset();
-  EXPECT_EQ(testing::ReadText(lock_path), "");  // released: no stale holder
+  // Released: no stale holder, and no file that OpenVisus's IdxFile::save would wait for forever.
+  EXPECT_FALSE(std::filesystem::exists(lock_path));
   auto again = LockFile::Acquire(lock_path, "d.idx");
   EXPECT_NE(again, nullptr);
 }
@@ -51,6 +54,32 @@ TEST(LockFile, WaitBlocksUntilTheHolderLetsGo) {
   holder.reset();
   waiter.join();
   EXPECT_TRUE(acquired);
+}
+
+// Holders remove the file as they let go: writers that opened it before still never hold the
+// dataset together (each checks that its locked file is the one the path names).
+TEST(LockFile, OneHolderAtATimeThoughHoldersRemoveTheFile) {
+  testing::TempDir dir;
+  const std::string lock_path = dir.File("d.idx.lock");
+  LockOptions wait;
+  wait.wait = true;
+  std::atomic<int> holders{0}, most{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w)
+    writers.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        auto lock = LockFile::Acquire(lock_path, "d.idx", wait);
+        const int now = ++holders;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        --holders;
+      }
+    });
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(most, 1);
+  EXPECT_FALSE(std::filesystem::exists(lock_path));
 }
 
 TEST(LockFile, UnwritableDirectoryIsAClearError) {

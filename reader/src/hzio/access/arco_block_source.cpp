@@ -107,15 +107,18 @@ bool ArcoBlockSource::ReadBlock(const OpenedPart& part, const BlockKey& key, uin
     if (Changed()) return DatasetChangedError(idx_path_);
     return Error(ErrorCode::kCorrupt, where + ": the file shrank while it was read");
   };
-  if (raw_target && codec == Codec::kRaw && size == DecodedBlockBytes(key.field)) {
+  // Only a row-major block is read into the result: an hz one must be permuted there, which reads
+  // it from a small buffer of this thread (in cache) far faster than from the result's memory.
+  if (raw_target && row_major && codec == Codec::kRaw && size == DecodedBlockBytes(key.field) &&
+      CopiesFast(0, raw_target)) {
     if (ReadFrom(fd.get(), raw_target, size, path) != size) throw short_read();
     sink(index, EncodedBlock{true, codec, row_major, raw_target, static_cast<size_t>(size), nullptr, where});
     return true;
   }
   std::shared_ptr<ByteBuffer> buffer = ThreadReusableBuffer();
-  buffer->Resize(static_cast<size_t>(size));
-  if (ReadFrom(fd.get(), buffer->data(), size, path) != size) throw short_read();
-  sink(index, EncodedBlock{true, codec, row_major, buffer->data(), static_cast<size_t>(size), buffer, where});
+  uint8_t* const data = AlignedLike(*buffer, 0, size);
+  if (ReadFrom(fd.get(), data, size, path) != size) throw short_read();
+  sink(index, EncodedBlock{true, codec, row_major, data, static_cast<size_t>(size), buffer, where});
   return true;
 }
 

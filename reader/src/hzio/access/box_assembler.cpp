@@ -7,6 +7,8 @@
 #include "hzio/codec/codec.h"
 #include "hzio/util/byte_buffer.h"
 #include "hzio/util/error.h"
+#include "hzio/util/task_group.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio {
 
@@ -15,6 +17,8 @@ namespace {
 // Results from this size on are placed with streaming stores (sample_copy.h): well beyond the
 // last-level cache (32 MiB here), so their lines would be evicted before anyone reads them.
 constexpr int64_t kStreamResultBytes = int64_t{64} << 20;
+// Blocks waiting for a decoder, per pool thread (parallel decode, below).
+constexpr size_t kPendingPerThread = 2;
 
 // Whether the plan moves every sample of a block, in the block's row-major order, onto one
 // contiguous range of the destination; `first` is then the range's first sample.
@@ -77,7 +81,8 @@ void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {
       targets[i] = out + first * sb;
   }
 
-  source.FetchInto(keys, targets, [&](size_t i, EncodedBlock&& b) {
+  // Decodes and places one delivered block (on whichever thread runs it).
+  auto place = [&](size_t i, const EncodedBlock& b) {
     const uint64_t id = blocks[i];
     const Grid g = layout.BlockGrid(id);
     AxisCopy plan[kMaxDims];
@@ -103,7 +108,30 @@ void AssembleBox(BlockSource& source, const BoxRequest& q, uint8_t* out) {
     }
     const uint32_t* map = b.row_major ? nullptr : layout.RowMajorToHz(layout.BlockLevel(id)).data();
     CopySamples(plan, dims, SampleSide{const_cast<uint8_t*>(samples), g.count, map}, dst, sb, stream);
+  };
+
+  // Parallel decode: a source that delivers on one thread (a network loop, a serial reader) would
+  // leave the other cores idle while that thread inflates and permutes, so blocks that need work
+  // go to the shared pool as they arrive. At most kPendingPerThread per pool thread wait (each
+  // holds its payload); beyond that the delivering thread decodes itself, which bounds memory and
+  // slows the source down to the decoders' pace. Sinks already running on pool threads (sources
+  // that spread their reads) decode in place: moving the block to another core gains nothing.
+  ThreadPool& pool = ThreadPool::Shared();
+  const bool offload = q.threads != 1 && pool.size() > 1;
+  TaskGroup decoders(offload ? &pool : nullptr, kPendingPerThread * static_cast<size_t>(pool.size()));
+  source.FetchInto(keys, targets, [&](size_t i, EncodedBlock&& b) {
+    const bool cheap = !b.present || (b.codec == Codec::kRaw && b.row_major);
+    // A payload may be handed on only if it outlives this call: kept by its owner, or already
+    // in the result.
+    const bool kept = b.owner != nullptr || (b.data != nullptr && b.data == targets[i]);
+    if (!offload || cheap || !kept || ThreadPool::InTask()) {
+      place(i, b);
+      return;
+    }
+    if (decoders.failed()) decoders.Wait();  // rethrows the decode error, ending the fetch
+    decoders.Submit([&place, i, b = std::move(b)] { place(i, b); });
   });
+  decoders.Wait();
 }
 
 }  // namespace hzio

@@ -4,8 +4,10 @@
 /// straight into the result: row-major blocks by per-axis plans, hz-ordered ones through the
 /// level's row-major -> hz table (sample_copy.h); absent blocks (§4.6) put the field's default
 /// value in their places. Every result sample lies in exactly one touched block, so the result
-/// needs no fill beforehand. Decoding and placing run on the source's threads, with per-thread
-/// scratch; a raw block that lands as one contiguous range of the result is read straight there.
+/// needs no fill beforehand. Decoding and placing run on the source's threads when it spreads its
+/// reads over the pool, else on the pool as blocks arrive (parallel decode, bounded backlog), with
+/// per-thread scratch; a raw block that lands as one contiguous range of the result is read
+/// straight there.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@ struct BoxRequest {
   int64_t time = 0;
   LevelRange levels;
   Grid grid;
+  int threads = 0;  // 1: decode on the threads the source delivers on only (no pool)
 };
 
 /// Fills `out` (row-major over request.grid.count, exactly its byte size). Throws what the source

@@ -64,7 +64,7 @@ BoxResult Dataset::Read(const BoxQuery& query) {
 }
 
 void Dataset::ReadInto(const Resolved& query, uint8_t* out) {
-  AssembleBox(*blocks_, BoxRequest{query.field, query.time, query.levels, query.grid}, out);
+  AssembleBox(*blocks_, BoxRequest{query.field, query.time, query.levels, query.grid, options_.threads}, out);
 }
 
 std::optional<DecodedBlock> Dataset::ReadBlock(int field, int64_t time, uint64_t block) {

@@ -294,6 +294,12 @@ IdxHeader DatasetTransaction::HeaderToCommit() const {
       for (int64_t t : committed_->time.List()) record->Add(f.name, t);
   }
   if (!record) return h;
+  // ARCO parts are filled by writers that leave the header as it is (OpenVisus's db.write into an
+  // empty dataset of `hzio create --arco`): a record would call their data never written.
+  if (h.arco > 0) {
+    SetMetadataValue(h, kWrittenKey, std::nullopt);
+    return h;
+  }
   // A record that covers every declared part says nothing the absence of the key does not: drop
   // it (a dataset written whole has the header OpenVisus would write).
   bool complete = !h.time.any;

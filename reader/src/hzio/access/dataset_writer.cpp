@@ -62,9 +62,8 @@ void CreateEmptyDataset(const std::string& idx_path, const IdxHeader& header, co
   IdxHeader validated = header;
   validated.Validate(IdxStemOf(idx_path));
   CheckWritable(validated, idx_path);  // a header nothing could fill is refused now, not at the first write
-  Check(validated.arco == 0, ErrorCode::kUnsupported,
-        idx_path + ": an empty ARCO dataset could not be filled: hzio writes ARCO datasets whole, as new ones "
-                   "(`hzio convert --arco SIZE` of an array)");
+  // An empty ARCO dataset is its header alone (§4.12: a missing block file is an absent block);
+  // OpenVisus fills it (db.write), hzio refuses to change it (DatasetWriter, below).
   txn.Create(header);
   txn.Commit();
 }

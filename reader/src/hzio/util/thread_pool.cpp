@@ -7,6 +7,20 @@
 
 namespace hzio {
 
+namespace {
+
+// How many pool tasks / ParallelFor bodies the calling thread is inside (they may nest).
+thread_local int task_depth = 0;
+
+struct InTaskScope {
+  InTaskScope() { ++task_depth; }
+  ~InTaskScope() { --task_depth; }
+};
+
+}  // namespace
+
+bool ThreadPool::InTask() { return task_depth > 0; }
+
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Run(); });
@@ -39,6 +53,7 @@ void ThreadPool::Run() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
+    InTaskScope scope;
     task();
   }
 }
@@ -55,6 +70,7 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) 
   };
   auto state = std::make_shared<State>();
   auto body = [state, n, &fn] {
+    InTaskScope scope;
     for (int64_t i; !state->failed && (i = state->next++) < n;) {
       try {
         fn(i);

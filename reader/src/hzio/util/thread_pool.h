@@ -29,6 +29,10 @@ class ThreadPool {
   /// A process-wide pool sized to the machine, created on first use.
   static ThreadPool& Shared();
 
+  /// Whether the calling thread runs a pool task or a ParallelFor body (of any pool): work it
+  /// does is already spread over the threads, so handing it on to the pool gains nothing.
+  static bool InTask();
+
  private:
   void Run();
 
