@@ -216,16 +216,21 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   // A single rank has nothing to exchange: its two-phase read is the one-phase read, which scatters
   // straight from the files into the boxes with no aggregator buffer in between.
   const int ranks = CommSize(comm_);
-  const bool chunked = header_.pidx_chunking.has_value();
-  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked)
+  // Blocks that are not byte ranges of shared block files have no file ranges to aggregate: a PIDX
+  // chunked dataset builds them from chunk records of other blocks, and an ARCO dataset keeps each
+  // in a file of its own (idx-format.md §4.12). Every rank then reads the blocks of its own boxes.
+  const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
+  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked && !arco)
     error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
     stats_.note = "PIDX chunked dataset: read one-phase (its blocks are built from chunk records of other blocks)";
+  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && arco)
+    stats_.note = "ARCO dataset: read one-phase (one file per block: each rank reads the files of its own blocks)";
 
   const int64_t aggregators = stats_.aggregators;
-  const bool two_phase = options_.mode == ReadMode::kTwoPhase && !chunked;
+  const bool two_phase = options_.mode == ReadMode::kTwoPhase && !chunked && !arco;
   FinishStats(
       comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
@@ -479,6 +484,15 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLa
   return result;
 }
 
+// The serial engine reads each of this rank's boxes of one field straight into its target.
+void ParallelReader::ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
+                                       std::vector<Target>& targets) {
+  for (size_t bi = 0; bi < clipped.size(); ++bi) {
+    const Dataset::Resolved query{field, time, clipped[bi], LevelRange{0, level}, targets[bi].grid};
+    local_->ReadInto(query, targets[bi].data);
+  }
+}
+
 std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results) {
@@ -494,9 +508,17 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
       OpenOptions open;
       open.threads = 1;
       open.max_query_bytes = std::numeric_limits<int64_t>::max();  // the caller's memory holds the result
-      Blocks();
-      local_ = chunks_ ? std::make_unique<Dataset>(chunks_, idx_path_, open)
-                       : std::make_unique<Dataset>(blocks_, idx_path_, open);
+      if (header_.arco > 0) {
+        ArcoBlockSource::Options serial;
+        serial.threads = 1;
+        arco_ = std::make_shared<ArcoBlockSource>(std::make_shared<const IdxHeader>(header_), layout_, idx_path_,
+                                                  idx_identity_, serial);
+        local_ = std::make_unique<Dataset>(arco_, idx_path_, open);
+      } else {
+        Blocks();
+        local_ = chunks_ ? std::make_unique<Dataset>(chunks_, idx_path_, open)
+                         : std::make_unique<Dataset>(blocks_, idx_path_, open);
+      }
     }
     std::vector<uint64_t> blocks;  // the same for every field
     for (const Box& b : clipped) {
@@ -506,6 +528,10 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
     std::sort(blocks.begin(), blocks.end());
     blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
     for (size_t k = 0; k < fields.size(); ++k) {
+      if (arco_) {  // an absent block file is ARCO's missing block (§4.12): nothing to check first
+        ReadBoxesOnePhase(fields[k], time, level, clipped, results[k]);
+        continue;
+      }
       const Field& f = header_.fields[static_cast<size_t>(fields[k])];
       std::vector<uint64_t> stored;  // the blocks in the files: of a chunked dataset, those of its records
       if (chunks_) {
@@ -525,10 +551,7 @@ std::exception_ptr ParallelReader::ReadOnePhase(const std::vector<int>& fields, 
                   f.name + "', timestep " + std::to_string(time) + ")");
         if (table->file) stats_.file_bytes += static_cast<int64_t>(blocks_->Entry(*table, fields[k], id).size);
       }
-      for (size_t bi = 0; bi < clipped.size(); ++bi) {
-        const Dataset::Resolved query{fields[k], time, clipped[bi], LevelRange{0, level}, results[k][bi].grid};
-        local_->ReadInto(query, results[k][bi].data);
-      }
+      ReadBoxesOnePhase(fields[k], time, level, clipped, results[k]);
     }
     stats_.local_aggregator_bytes = stats_.file_bytes;
     stats_.local.io += MPI_Wtime() - t0;  // reading and placing are one pass here

@@ -17,7 +17,9 @@
 ///
 /// A PIDX chunked dataset (format/pidx_chunking.h) is read one-phase in both modes: its blocks are
 /// built from chunk records that lie in other blocks (access/pidx_chunk_source.h), which the
-/// aggregators' row ranges of whole blocks cannot hold; IoStats::note says so.
+/// aggregators' row ranges of whole blocks cannot hold; IoStats::note says so. So is an ARCO
+/// dataset (§4.12): one file per block, read whole by the rank whose box needs it (an absent file
+/// is a missing block, as ARCO defines it).
 #pragma once
 
 #include <mpi.h>
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "hzio/access/arco_block_source.h"
 #include "hzio/access/classic_block_source.h"
 #include "hzio/access/dataset.h"
 #include "hzio/access/pidx_chunk_source.h"
@@ -152,6 +155,8 @@ class ParallelReader {
                  std::exception_ptr& error);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+  void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
+                         std::vector<Target>& targets);
   // An aggregator reads and decodes its sample range of one field into `buffer`.
   ReadIntoWindow ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan, int64_t agg, int field,
                                      int64_t time, int level, uint8_t* buffer);
@@ -169,7 +174,8 @@ class ParallelReader {
   std::optional<FileIdentity> idx_identity_;  // of the .idx right after it was read (its version)
   std::shared_ptr<ClassicBlockSource> blocks_;  // the block files, serial (the ranks are the parallelism)
   std::shared_ptr<PidxChunkSource> chunks_;     // a PIDX chunked dataset's blocks, built over blocks_
-  std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_
+  std::shared_ptr<ArcoBlockSource> arco_;       // an ARCO dataset's block files (one file per block)
+  std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_ or arco_
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
   IoStats stats_;
