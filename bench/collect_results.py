@@ -13,6 +13,7 @@ AREAS = [
     ("web", "Browser viewer: bytes and time per view (issue 6)"),
     ("viewer", "Desktop viewer: bytes and PSNR per view (issue 7)"),
     ("remote", "Remote reads from S3 vs OpenVisus's S3 reader, disk cache (issue 16)"),
+    ("python", "Python binding and CLI reads vs OpenVisus's Python read and the C++ read (issue 17)"),
 ]
 
 HEADER = """# hzio benchmark results
