@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -19,6 +20,7 @@
 #include "hzio/hz/box_encoder.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 
@@ -271,16 +273,62 @@ IoStats ParallelWriter::Write() {
 
   // The rounds (one when the timestep's buffers fit the budget) and the aggregators' memory:
   // every rank's part sized for the largest aggregator buffer of any round, reused round by round.
-  std::vector<FileAggregation> rounds;
-  int64_t window_bytes = 0;
-  for (const Span round_files : FileAggregation::Rounds(header_, options_.aggregators, ranks, budget)) {
-    rounds.emplace_back(header_, options_.aggregators, ranks, round_files);
-    window_bytes = std::max(window_bytes, rounds.back().MaxBufferBytes());
+  // When there is more than one round in all, the part is cut in two halves under the same budget
+  // and the rounds alternate between them: the files of round r are written on an I/O thread from
+  // one half while round r+1 is encoded and exchanged into the other, so a write costs about
+  // max(hz + exchange, io) rather than their sum.
+  const auto plan_rounds = [&](int64_t round_budget) {
+    std::vector<FileAggregation> planned;
+    for (const Span round_files : FileAggregation::Rounds(header_, options_.aggregators, ranks, round_budget))
+      planned.emplace_back(header_, options_.aggregators, ranks, round_files);
+    return planned;
+  };
+  // A timestep that fits one round is still cut into a few (kOverlapRounds, whole files each) when
+  // the write is large enough for the overlap to pay: the pipeline then hides all but about
+  // 1/kOverlapRounds of the shorter of encoding and I/O.
+  constexpr int64_t kOverlapRounds = 4;
+  constexpr int64_t kMinOverlapBytes = int64_t{16} << 20;  // per aggregator and timestep
+  std::vector<FileAggregation> rounds = plan_rounds(budget);
+  bool overlap = false;
+  if (options_.overlap_io) {
+    const int64_t largest = whole_plan.MaxBufferBytes();
+    const int64_t round_budget = std::min(budget / 2, std::max(kMinOverlapBytes / kOverlapRounds, largest / kOverlapRounds));
+    if (largest * static_cast<int64_t>(times.size()) >= kMinOverlapBytes || rounds.size() > 1) {
+      std::vector<FileAggregation> halves_rounds = plan_rounds(round_budget);
+      if (halves_rounds.size() * times.size() > 1) {
+        rounds = std::move(halves_rounds);
+        overlap = true;
+      }
+    }
   }
-  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, window_bytes, options_.windows);
+  int64_t half_bytes = 0;
+  for (const FileAggregation& plan : rounds) half_bytes = std::max(half_bytes, plan.MaxBufferBytes());
+  constexpr int64_t kHalfAlign = 4096;  // each half starts on its own page
+  half_bytes = (half_bytes + kHalfAlign - 1) / kHalfAlign * kHalfAlign;
+  const int halves = overlap ? 2 : 1;
+  const std::shared_ptr<AggregationWindow> shared_window =
+      AggregationWindow::Acquire(comm_, half_bytes * halves, options_.windows);
   AggregationWindow& window = *shared_window;
-  uint8_t* const agg_buffer = window.data();
   int64_t aggregator_bytes = 0;
+  const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
+  // The writes in flight, one per half (declared after the window: destroyed, i.e. waited for,
+  // before it). One I/O thread runs them in order; it does no MPI.
+  std::optional<ThreadPool> io_thread;
+  if (overlap) io_thread.emplace(1);
+  std::future<void> in_flight[2];
+  std::exception_ptr io_error;  // of a write waited for, agreed at the next agreement
+  const auto wait_for = [&](int half) {
+    std::future<void>& f = in_flight[half];
+    if (!f.valid()) return;
+    const double t0 = MPI_Wtime();
+    try {
+      f.get();
+    } catch (...) {
+      if (!io_error) io_error = std::current_exception();
+    }
+    stats.local.io += MPI_Wtime() - t0;  // the I/O time the encoding did not hide
+  };
+  int64_t round_index = 0;
 
   for (const int64_t time : times) {
     std::vector<Piece> pieces;
@@ -293,12 +341,19 @@ IoStats ParallelWriter::Write() {
     stats.local.restructure += MPI_Wtime() - t_restructure;
 
     for (const FileAggregation& plan : rounds) {
+      const int half = static_cast<int>(round_index++ % halves);
+      const int64_t half_offset = half * half_bytes;
+      uint8_t* const agg_buffer = window.data() + half_offset;
+      // This half was last read by the write of two rounds ago: it must be done on every rank before
+      // anyone stores into the half again (this wait, then the opening fence below).
+      wait_for(half);
       const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
       const int unit_bits = plan.unit_bits();
       // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
       // node in a node-shared window), else null: its runs are staged and put.
       std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
-      for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
+      for (int64_t a = 0; a < plan.aggregators(); ++a)
+        if (uint8_t* part = window.Direct(plan.Rank(a))) direct[static_cast<size_t>(a)] = part + half_offset;
       const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
       // This round's hz range: runs before or after it are skipped (another round stores them).
       const uint64_t round_begin = static_cast<uint64_t>(plan.Units(0).begin) << unit_bits;
@@ -358,7 +413,7 @@ IoStats ParallelWriter::Write() {
               const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
               const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
               if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
-              return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
+              return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
             });
             if (last_round) rb.Release(f);  // the cell copy is no longer needed
           }
@@ -379,16 +434,35 @@ IoStats ParallelWriter::Write() {
         }
       }
       window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
+      if (!error && io_error) error = io_error;  // an earlier round's write failed here
       Agree(comm_, error);
       stats.local.aggregate += MPI_Wtime() - t0;
 
-      // I/O: aggregators encode and write their files (or parts of shared files).
+      // I/O: aggregators encode and place their files (or parts of shared files), then write them:
+      // on the I/O thread while the next round is encoded, else here.
       t0 = MPI_Wtime();
-      aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
-                                             options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
+      auto writes = std::make_shared<TimestepWrites>(PrepareTimestepFiles(
+          comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync, direct_io));
+      aggregator_bytes += writes->bytes();
+      if (overlap) {
+        auto task = std::make_shared<std::packaged_task<void()>>([writes] { writes->Run(); });
+        in_flight[half] = task->get_future();
+        io_thread->Submit([task] { (*task)(); });
+      } else {
+        std::exception_ptr write_error;
+        try {
+          writes->Run();
+        } catch (...) {
+          write_error = std::current_exception();
+        }
+        Agree(comm_, write_error);
+      }
       stats.local.io += MPI_Wtime() - t0;
     }
   }
+  // Every write done and agreed before the commit (with sync: on the disk).
+  for (int half = 0; half < halves; ++half) wait_for(half);
+  if (overlap) Agree(comm_, io_error);
 
   // The commit: one rank, atomically, only after every rank's files are written (the last
   // timestep's write ended with an agreement); its outcome is agreed with the statistics. The
@@ -405,6 +479,7 @@ IoStats ParallelWriter::Write() {
 
   stats.aggregators = whole_plan.aggregators();
   stats.rounds = static_cast<int64_t>(rounds.size());
+  stats.overlapped = overlap;
   stats.local_aggregator_bytes = aggregator_bytes;
   stats.cell_size = grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, local_data_bytes, aggregator_bytes,
