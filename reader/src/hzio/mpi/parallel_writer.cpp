@@ -283,19 +283,23 @@ IoStats ParallelWriter::Write() {
       planned.emplace_back(header_, options_.aggregators, ranks, round_files);
     return planned;
   };
-  // A timestep that fits one round is still cut into a few (kOverlapRounds, whole files each) when
-  // the write is large enough for the overlap to pay: the pipeline then hides all but about
-  // 1/kOverlapRounds of the shorter of encoding and I/O.
+  // A timestep that fits one round is still cut into a few (up to kOverlapRounds) when the write is
+  // large enough for the overlap to pay: the pipeline then hides all but about 1/kOverlapRounds of
+  // the shorter of encoding and I/O. Such rounds keep at least one whole file per aggregator:
+  // cutting files to make rounds would leave one writer per shared file (file_portions.h).
   constexpr int64_t kOverlapRounds = 4;
   constexpr int64_t kMinOverlapBytes = int64_t{16} << 20;  // per aggregator and timestep
   std::vector<FileAggregation> rounds = plan_rounds(budget);
   bool overlap = false;
   if (options_.overlap_io) {
     const int64_t largest = whole_plan.MaxBufferBytes();
-    const int64_t round_budget = std::min(budget / 2, std::max(kMinOverlapBytes / kOverlapRounds, largest / kOverlapRounds));
+    const int64_t round_budget =
+        std::min(budget / 2, std::max({FileAggregation::FileBufferBytes(header_), kMinOverlapBytes / kOverlapRounds,
+                                       largest / kOverlapRounds}));
     if (largest * static_cast<int64_t>(times.size()) >= kMinOverlapBytes || rounds.size() > 1) {
       std::vector<FileAggregation> halves_rounds = plan_rounds(round_budget);
-      if (halves_rounds.size() * times.size() > 1) {
+      // Not when half the budget would cut files that the whole budget keeps whole.
+      if (halves_rounds.size() * times.size() > 1 && (halves_rounds.front().whole_files() || !rounds.front().whole_files())) {
         rounds = std::move(halves_rounds);
         overlap = true;
       }
