@@ -142,18 +142,24 @@ TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
 }
 
 // Rounds written on the I/O thread while the next round is encoded (the default with several
-// rounds): the same bytes as rounds written one after the other and as one round, buffered and
+// rounds, within the budget): the same bytes as rounds written one after the other, buffered and
 // durable, raw (shared and whole files) and compressed.
 TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
   ScratchDir dir;
   struct Case {
     std::string compression;
-    int64_t budget;
+    int64_t blocks_per_file, budget;
     bool sync;
+    bool overlaps;
   };
-  // A file takes 42 KiB of buffer: 128 KiB keeps whole files per aggregator in rounds of half the
-  // budget; 4 KiB cuts every file among the aggregators, one file per round.
-  const Case cases[] = {{"raw", 128 << 10, false}, {"zip", 128 << 10, true}, {"raw", 4096, true}, {"lz4", 4096, false}};
+  // A block takes 21 KiB of buffer. Two-block files in 128 KiB: whole files per aggregator in
+  // rounds of half the budget. Four-block files in 64 KiB: one file per round, shared by up to 4
+  // aggregators (a block each), whose two halves fit from 4 ranks on. 4 KiB: never (no overlap,
+  // the one-buffer plan is all the budget allows).
+  const Case cases[] = {{"raw", 2, 128 << 10, false, true},
+                        {"zip", 2, 128 << 10, true, true},
+                        {"raw", 4, 64 << 10, true, Ranks() >= 4},
+                        {"lz4", 2, 4096, false, false}};
   int n = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE("case " + std::to_string(n));
@@ -161,7 +167,7 @@ TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
     spec.dims = Point{64, 64, 32};
     spec.timesteps = 2;
     spec.bits_per_block = 10;
-    spec.blocks_per_file = 2;
+    spec.blocks_per_file = c.blocks_per_file;
     spec.compression = c.compression;
     const std::string serial = "serial" + std::to_string(n), overlapped = "overlapped" + std::to_string(n);
     WriteOptions options;
@@ -174,7 +180,7 @@ TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
     options.overlap_io = true;
     const IoStats overlapping = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(overlapped + "/visus.idx"), spec,
                                                         DefaultGrid(Ranks(), 3), 1, options);
-    EXPECT_TRUE(overlapping.overlapped);
+    EXPECT_EQ(overlapping.overlapped, c.overlaps);
     EXPECT_GT(overlapping.rounds, 2);
     EXPECT_EQ(overlapping.file_bytes, one_by_one.file_bytes);
     ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File(overlapped + "/visus.idx")));

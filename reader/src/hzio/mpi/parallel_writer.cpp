@@ -298,8 +298,14 @@ IoStats ParallelWriter::Write() {
                                        largest / kOverlapRounds}));
     if (largest * static_cast<int64_t>(times.size()) >= kMinOverlapBytes || rounds.size() > 1) {
       std::vector<FileAggregation> halves_rounds = plan_rounds(round_budget);
-      // Not when half the budget would cut files that the whole budget keeps whole.
-      if (halves_rounds.size() * times.size() > 1 && (halves_rounds.front().whole_files() || !rounds.front().whole_files())) {
+      // Not when half the budget would cut files that the whole budget keeps whole, nor when the
+      // two halves would exceed the budget (a round is one file at least: when a file does not fit
+      // half of it, the one-buffer plan's memory is the bound).
+      int64_t half_max = 0, one_max = 0;
+      for (const FileAggregation& plan : halves_rounds) half_max = std::max(half_max, plan.MaxBufferBytes());
+      for (const FileAggregation& plan : rounds) one_max = std::max(one_max, plan.MaxBufferBytes());
+      if (halves_rounds.size() * times.size() > 1 && 2 * half_max <= std::max(budget, one_max) &&
+          (halves_rounds.front().whole_files() || !rounds.front().whole_files())) {
         rounds = std::move(halves_rounds);
         overlap = true;
       }
