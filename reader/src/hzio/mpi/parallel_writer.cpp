@@ -1,6 +1,7 @@
 #include "hzio/mpi/parallel_writer.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -321,8 +322,9 @@ IoStats ParallelWriter::Write() {
   AggregationWindow& window = *shared_window;
   int64_t aggregator_bytes = 0;
   const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
-  // The writes in flight, one per half (declared after the window: destroyed, i.e. waited for,
-  // before it). One I/O thread runs them in order; it does no MPI.
+  // The writes in flight, one per half. One I/O thread runs them in order and does no MPI; it is
+  // declared after the window, so on an error its destructor finishes the queued writes and joins
+  // before the window (and the transaction, which then removes what was staged) goes.
   std::optional<ThreadPool> io_thread;
   if (overlap) io_thread.emplace(1);
   std::future<void> in_flight[2];
@@ -339,6 +341,21 @@ IoStats ParallelWriter::Write() {
     stats.local.io += MPI_Wtime() - t0;  // the I/O time the encoding did not hide
   };
   int64_t round_index = 0;
+  // An agreed error leaves this function on every rank while writes may still be in flight: every
+  // rank finishes its own, then all meet, so rank 0's transaction removes the staged files only
+  // when nobody is writing any more.
+  struct DrainOnError {
+    MPI_Comm comm;
+    std::future<void>* in_flight;
+    bool active;
+    int exceptions = std::uncaught_exceptions();
+    ~DrainOnError() {
+      if (!active || std::uncaught_exceptions() <= exceptions) return;
+      for (int half = 0; half < 2; ++half)
+        if (in_flight[half].valid()) in_flight[half].wait();
+      MPI_Barrier(comm);
+    }
+  } drain_on_error{comm_, in_flight, overlap};
 
   for (const int64_t time : times) {
     std::vector<Piece> pieces;
