@@ -245,6 +245,10 @@ void RunWrite(const Options& o, const S3dCase& c) {
       w.direct_io = !o.no_direct_io;
       return [&c, w](const std::string& d) { return HzioWrite(c, d, w); };
     };
+    // Rounds written one after the other, as before the encoding and the I/O overlapped.
+    hzio::mpi::WriteOptions serial_io = plain;
+    serial_io.overlap_io = false;
+    methods.push_back({"hzio no-overlap", [&c, serial_io](const std::string& d) { return HzioWrite(c, d, serial_io); }});
     methods.push_back({"hzio restructure=expanded", with("expanded", 0)});
     methods.push_back({"hzio restructure=16x16x16", with("16x16x16", 0)});
     methods.push_back({"hzio restructure=8x8x8", with("8x8x8", 0)});

@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "hzio/access/synthetic.h"
+#include "hzio/format/block_files.h"
+#include "hzio/format/idx_header.h"
+#include "hzio/storage/file.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
@@ -135,6 +139,93 @@ TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
     if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File(one), dir.File(rounds)));
     ++n;
   }
+}
+
+// Rounds written on the I/O thread while the next round is encoded (the default with several
+// rounds, within the budget): the same bytes as rounds written one after the other, buffered and
+// durable, raw (shared and whole files) and compressed.
+TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
+  ScratchDir dir;
+  struct Case {
+    std::string compression;
+    int64_t blocks_per_file, budget;
+    bool sync;
+    bool overlaps;
+  };
+  // A block takes 21 KiB of buffer. Two-block files in 128 KiB: whole files per aggregator in
+  // rounds of half the budget. Four-block files in 64 KiB: one file per round, shared by up to 4
+  // aggregators (a block each), whose two halves fit from 4 ranks on. 4 KiB: never (no overlap,
+  // the one-buffer plan is all the budget allows).
+  const Case cases[] = {{"raw", 2, 128 << 10, false, true},
+                        {"zip", 2, 128 << 10, true, true},
+                        {"raw", 4, 64 << 10, true, Ranks() >= 4},
+                        {"lz4", 2, 4096, false, false}};
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE("case " + std::to_string(n));
+    SyntheticSpec spec;
+    spec.dims = Point{64, 64, 32};
+    spec.timesteps = 2;
+    spec.bits_per_block = 10;
+    spec.blocks_per_file = c.blocks_per_file;
+    spec.compression = c.compression;
+    const std::string serial = "serial" + std::to_string(n), overlapped = "overlapped" + std::to_string(n);
+    WriteOptions options;
+    options.memory_budget = c.budget;
+    options.sync = c.sync;
+    options.overlap_io = false;
+    const IoStats one_by_one = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(serial + "/visus.idx"), spec,
+                                                       DefaultGrid(Ranks(), 3), 1, options);
+    EXPECT_FALSE(one_by_one.overlapped);
+    options.overlap_io = true;
+    const IoStats overlapping = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(overlapped + "/visus.idx"), spec,
+                                                        DefaultGrid(Ranks(), 3), 1, options);
+    EXPECT_EQ(overlapping.overlapped, c.overlaps);
+    EXPECT_GT(overlapping.rounds, 2);
+    EXPECT_EQ(overlapping.file_bytes, one_by_one.file_bytes);
+    ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File(overlapped + "/visus.idx")));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File(serial), dir.File(overlapped)));
+    ++n;
+  }
+}
+
+// A file of a middle round that cannot be written (a directory stands at its path) while later
+// rounds are already being encoded: every rank reports the same kIo error naming the file, and no
+// .idx is committed.
+TEST(MemoryBudget, WriteErrorInAnOverlappedRoundFailsEveryRankAndCommitsNothing) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 32};
+  spec.bits_per_block = 10;
+  spec.blocks_per_file = 2;
+  WriteOptions options;
+  options.memory_budget = 128 << 10;  // whole files, one per aggregator and round
+  options.sync = true;
+  // Where the files go: a first write, whose names the second one reuses.
+  const IoStats good = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("good/visus.idx"), spec,
+                                               DefaultGrid(Ranks(), 3), 1, options);
+  ASSERT_TRUE(good.overlapped);
+  ASSERT_GT(good.rounds, 2);
+  const IdxHeader header = IdxHeader::Parse(ReadWholeFile(dir.File("good/visus.idx")), "good/visus.idx");
+  const std::string good_file = BlockFiles(header, dir.File("good")).FilePath(12 * 2, 0);  // file 12 of 64: not the last round
+  const std::string bad_file = dir.File("bad") + good_file.substr(dir.File("good").size());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) std::filesystem::create_directories(bad_file);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::string message;
+  ErrorCode code = ErrorCode::kInternal;
+  try {
+    testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("bad/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, options);
+    ADD_FAILURE() << "a write into " << bad_file << " (a directory) succeeded";
+  } catch (const Error& e) {
+    code = e.code();
+    message = e.what();
+  }
+  EXPECT_EQ(code, ErrorCode::kIo) << message;
+  EXPECT_NE(message.find(bad_file), std::string::npos) << message;
+  EXPECT_TRUE(testing::SameOnAllRanks(message));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("bad/visus.idx")));
 }
 
 TEST(MemoryBudget, NegativeBudgetFailsEverywhereWithAClearError) {

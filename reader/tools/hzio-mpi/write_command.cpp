@@ -41,7 +41,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
                    "restructure", "aggregators", "compression", "memory-budget"},
-                  {"json", "sync", "no-direct-io", "wait", "pidx-compatible"});
+                  {"json", "sync", "no-direct-io", "no-overlap", "wait", "pidx-compatible"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
   const std::string out = args.positional()[0];
@@ -66,6 +66,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.overwrite = true;  // a benchmark/restart tool rewrites its output (the old one stays readable until the commit)
   options.sync = args.Has("sync");
   options.direct_io = !args.Has("no-direct-io");
+  options.overlap_io = !args.Has("no-overlap");
   options.wait = args.Has("wait");
   options.pidx_compatible = args.Has("pidx-compatible");
   options.notify = [](const std::string& note) { std::fprintf(stderr, "hzio-mpi: note: %s\n", note.c_str()); };

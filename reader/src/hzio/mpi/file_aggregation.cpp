@@ -51,10 +51,7 @@ FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int
 std::vector<Span> FileAggregation::Rounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget_bytes) {
   const FileAggregation whole(header, requested, ranks);
   if (whole.MaxBufferBytes() <= budget_bytes) return {Span{0, whole.num_files()}};
-  // A file's bytes in the aggregators' buffers (every block of it, every field).
-  int64_t file_bytes = 0;
-  for (const Field& f : header.fields) file_bytes += f.dtype.BytesFor(int64_t{1} << header.bits_per_block);
-  file_bytes *= whole.blocks_per_file();
+  const int64_t file_bytes = FileBufferBytes(header);
   // Whole files per aggregator that fit, times the aggregators; a round is at least one file
   // (then shared by the aggregators, each holding about 1/aggregators of it).
   const int64_t per_round = std::max<int64_t>(1, budget_bytes / file_bytes * whole.aggregators());
@@ -62,6 +59,12 @@ std::vector<Span> FileAggregation::Rounds(const IdxHeader& header, int64_t reque
   for (int64_t f = 0; f < whole.num_files(); f += per_round)
     rounds.push_back(Span{f, std::min(whole.num_files(), f + per_round)});
   return rounds;
+}
+
+int64_t FileAggregation::FileBufferBytes(const IdxHeader& header) {
+  int64_t bytes = 0;
+  for (const Field& f : header.fields) bytes += f.dtype.BytesFor(int64_t{1} << header.bits_per_block);
+  return bytes * header.blocks_per_file;
 }
 
 int64_t FileAggregation::MaxBufferBytes() const {

@@ -35,6 +35,8 @@ class FileAggregation {
   /// least: a file larger than the budget times the aggregators still takes one round). One
   /// round when the whole timestep fits.
   static std::vector<Span> Rounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget_bytes);
+  /// The bytes one whole file takes in the aggregators' buffers (every block, every field).
+  static int64_t FileBufferBytes(const IdxHeader& header);
   /// The largest aggregator buffer of this plan.
   int64_t MaxBufferBytes() const;
 

@@ -153,11 +153,11 @@ RawPart RawFilePart(const FileAggregation& plan, const RawFileGeometry& g, int n
 // One rank per node writes each file: the first of its sharers whose buffer it can read (any on
 // this node with a node-shared window, else only its own) writes all of theirs, as ROMIO's
 // collective buffering keeps one aggregator per node; concurrent writers of one file serialise on
-// its lock in a local file system anyway. Returns the bytes of this aggregator's own parts,
-// whoever wrote them.
-int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                            const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                            int64_t time, bool sync, DirectIo direct) {
+// its lock in a local file system anyway. Adds the writes to `out`, and the bytes of this
+// aggregator's own parts, whoever writes them.
+void PlaceRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
+                         const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
+                         int64_t time, TimestepWrites& out) {
   const int64_t bpf = plan.blocks_per_file();
   const int nfields = static_cast<int>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
@@ -168,7 +168,6 @@ int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, 
     slot_bytes += plan.block_bytes(f);
   }
   const Span my_files = plan.Files(agg);
-  int64_t own_bytes = 0;
   for (int64_t file = my_files.begin; file < my_files.end; ++file) {
     if (!FileHasData(layout, plan, file, header.box)) continue;  // no file (§4.9)
     const RawFileGeometry g = RawGeometry(layout, plan, file, header.box, table_bytes, slot_bytes);
@@ -182,15 +181,16 @@ int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, 
       }
     std::vector<RawPart> parts;
     parts.push_back(RawFilePart(plan, g, nfields, field_offset, agg, buffers[static_cast<size_t>(agg)]));
-    own_bytes += parts.back().bytes;
+    out.AddBytes(parts.back().bytes);
     if (writer != agg) continue;  // a sharer before this one on its node writes it
     for (int64_t a = agg + 1; a < sharers.end; ++a)
       if (const uint8_t* b = buffers[static_cast<size_t>(a)]) parts.push_back(RawFilePart(plan, g, nfields, field_offset, a, b));
     std::vector<PlacedSpan> pieces;
     bool last = false;
-    for (const RawPart& part : parts) {
+    for (RawPart& part : parts) {
       pieces.insert(pieces.end(), part.pieces.begin(), part.pieces.end());
       last = last || part.last;
+      out.Keep(std::move(part.table));  // the table pieces point into it (moving keeps the bytes in place)
     }
     std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
     const std::string path = files.FilePath(g.blocks.begin, time);
@@ -203,32 +203,61 @@ int64_t WriteRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, 
       whole.push_back(s.bytes);
       end += s.bytes.size;
     }
-    if (last && end == g.end && whole.size() == pieces.size()) WriteWholeFile(path, whole, sync, direct);
-    else WriteIntoFile(path, pieces, last ? g.end : -1, sync);
+    if (last && end == g.end && whole.size() == pieces.size()) out.AddWhole(path, std::move(whole));
+    else out.AddPlaced(path, std::move(pieces), last ? g.end : -1);
   }
-  return own_bytes;
 }
 
 }  // namespace
 
-int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                           const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                           int64_t time, bool sync, DirectIo direct) {
+void TimestepWrites::AddWhole(std::string path, std::vector<ByteSpan> pieces) {
+  FileWrite w;
+  w.path = std::move(path);
+  w.whole = true;
+  w.whole_pieces = std::move(pieces);
+  writes_.push_back(std::move(w));
+}
+
+void TimestepWrites::AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size) {
+  FileWrite w;
+  w.path = std::move(path);
+  w.placed = std::move(pieces);
+  w.final_size = final_size;
+  writes_.push_back(std::move(w));
+}
+
+const uint8_t* TimestepWrites::Keep(std::vector<uint8_t> bytes) {
+  owned_.push_back(std::move(bytes));
+  return owned_.back().data();
+}
+
+void TimestepWrites::Run() const {
+  if (error_) std::rethrow_exception(error_);
+  for (const FileWrite& w : writes_) {
+    if (w.whole) WriteWholeFile(w.path, w.whole_pieces, sync_, direct_);
+    else WriteIntoFile(w.path, w.placed, w.final_size, sync_);
+  }
+}
+
+TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
+                                    const BlockFiles& files, const FileAggregation& plan, int64_t agg,
+                                    const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
+                                    DirectIo direct) {
+  TimestepWrites out;
+  out.SetMode(sync, direct);
   const uint8_t* const buffer = agg >= 0 ? buffers[static_cast<size_t>(agg)] : nullptr;
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
-  // Local failures are carried to the one agreement at the end: a rank that failed writes
-  // nothing more, and the others' files are never referenced by a .idx.
+  // Local failures are kept in the result and agreed by the caller after the writes: a rank that
+  // failed writes nothing, and the others' files are never referenced by a .idx.
   std::exception_ptr error;
   if (plan.raw() && !plan.whole_files()) {
-    int64_t written = 0;
     try {
-      if (agg >= 0) written = WriteRawSharedFiles(header, layout, files, plan, agg, buffers, time, sync, direct);
+      if (agg >= 0) PlaceRawSharedFiles(header, layout, files, plan, agg, buffers, time, out);
     } catch (...) {
-      error = std::current_exception();
+      out.SetError(std::current_exception());
     }
-    Agree(comm, error);
-    return written;
+    return out;
   }
   std::vector<Portion> portions;
   try {
@@ -259,21 +288,21 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
     }
   }
 
-  int64_t written = 0;
   try {
     for (size_t i = 0; i < portions.size() && !error; ++i) {
       Portion& p = portions[i];
+      for (std::vector<uint8_t>& e : p.encoded) out.Keep(std::move(e));  // the payloads point into them
       if (!p.file_has_data) continue;  // no block of the file touches the box: no file (§4.9)
       const int64_t start = i == 0 ? first_offset : table_bytes;
       for (BlockEntry& e : p.entries)
         if (e.size > 0) e.offset += static_cast<uint64_t>(start);
-      const std::vector<uint8_t> table = EncodeBlockTable(p.entries);
+      const uint8_t* const table = out.Keep(EncodeBlockTable(p.entries));
       const std::string path = files.FilePath(plan.FileBlocks(p.file).begin, time);
       if (p.whole) {
-        std::vector<ByteSpan> pieces{ByteSpan{table.data(), table_bytes}};
+        std::vector<ByteSpan> pieces{ByteSpan{table, table_bytes}};
         pieces.insert(pieces.end(), p.payloads.begin(), p.payloads.end());
-        WriteWholeFile(path, pieces, sync, direct);
-        written += table_bytes + p.bytes;
+        out.AddWhole(path, std::move(pieces));
+        out.AddBytes(table_bytes + p.bytes);
         continue;
       }
       // A shared file: this portion's table entries (one run of slots per field); the owner of
@@ -281,11 +310,11 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
       // the last block and the size, so together the sharers write every byte in any order.
       const int64_t file_slots = plan.FileBlocks(p.file).size();
       std::vector<PlacedSpan> pieces;
-      if (p.slots.begin == 0) pieces.push_back(PlacedSpan{0, ByteSpan{table.data(), kBlockTableHeaderBytes}});
+      if (p.slots.begin == 0) pieces.push_back(PlacedSpan{0, ByteSpan{table, kBlockTableHeaderBytes}});
       for (int64_t f = 0; f < nfields; ++f) {
         const int64_t at = BlockTableEntryOffset(f * bpf + p.slots.begin);
         const int64_t end = p.slots.end == file_slots ? bpf : p.slots.end;  // zero entries past the last block
-        pieces.push_back(PlacedSpan{at, ByteSpan{table.data() + at, kBlockTableEntryBytes * (end - p.slots.begin)}});
+        pieces.push_back(PlacedSpan{at, ByteSpan{table + at, kBlockTableEntryBytes * (end - p.slots.begin)}});
       }
       int64_t offset = start;
       for (const ByteSpan& s : p.payloads) {
@@ -293,14 +322,14 @@ int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLa
         offset += s.size;
       }
       std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
-      WriteIntoFile(path, pieces, p.slots.end == file_slots ? offset : -1, sync);
-      written += p.bytes + (p.slots.begin == 0 ? table_bytes : 0);
+      out.AddPlaced(path, std::move(pieces), p.slots.end == file_slots ? offset : -1);
+      out.AddBytes(p.bytes + (p.slots.begin == 0 ? table_bytes : 0));
     }
   } catch (...) {
     error = std::current_exception();
   }
-  Agree(comm, error);
-  return written;
+  if (error) out.SetError(error);
+  return out;
 }
 
 }  // namespace hzio::mpi

@@ -14,6 +14,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "hzio/storage/block_file_write.h"
@@ -23,14 +25,53 @@
 
 namespace hzio::mpi {
 
+/// The file writes of one round, prepared by PrepareTimestepFiles: what each write puts where, and
+/// the tables and compressed payloads it owns. Run() is local POSIX I/O only (no MPI), so it may
+/// run on another thread while the caller encodes the next round (parallel_writer.cpp); the
+/// aggregators' buffers it reads from must stay untouched until it returns.
+class TimestepWrites {
+ public:
+  /// Writes every file (with `sync` each reaches the disk before Run returns); rethrows a failure
+  /// of the preparation first. Throws kIo naming the file.
+  void Run() const;
+  /// The bytes of this rank's own parts (whoever writes them).
+  int64_t bytes() const { return bytes_; }
+
+  /// Building (PrepareTimestepFiles): a whole-file write, a write of placed parts (sorted by
+  /// offset) into a shared file, and bytes the pieces may point into (kept until destruction).
+  void AddWhole(std::string path, std::vector<ByteSpan> pieces);
+  void AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size);
+  const uint8_t* Keep(std::vector<uint8_t> bytes);
+  void AddBytes(int64_t n) { bytes_ += n; }
+  void SetError(std::exception_ptr error) { error_ = std::move(error); }
+  void SetMode(bool sync, DirectIo direct) { sync_ = sync; direct_ = direct; }
+
+ private:
+  struct FileWrite {
+    std::string path;
+    bool whole = false;              // WriteWholeFile(whole_pieces), else WriteIntoFile(placed, final_size)
+    std::vector<ByteSpan> whole_pieces;
+    std::vector<PlacedSpan> placed;
+    int64_t final_size = -1;
+  };
+  std::vector<FileWrite> writes_;
+  std::vector<std::vector<uint8_t>> owned_;  // tables and encoded payloads the pieces point into
+  std::exception_ptr error_;                 // of the preparation (e.g. a codec failure)
+  int64_t bytes_ = 0;
+  bool sync_ = false;
+  DirectIo direct_ = DirectIo::kAuto;
+};
+
 /// Collective over `comm`: every rank calls it; aggregators (`agg` >= 0) encode their
-/// FileAggregation buffers and write, with `sync` each file reaches the disk before the agreement.
-/// `buffers[a]` is aggregator a's buffer where this rank can read it directly (its own always; any
-/// on its node with a node-shared window), else null: the raw parts of a shared file held on one
-/// node are then written by one of its ranks. Returns the bytes of this rank's own parts. Errors
-/// are agreed.
-int64_t WriteTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
-                           const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
-                           int64_t time, bool sync, DirectIo direct);
+/// FileAggregation buffers into their portions of the round's files and place them (shared
+/// compressed files: one Allgather of the portion sizes). Nothing is written yet: the caller runs
+/// the result and agrees on its errors. `buffers[a]` is aggregator a's buffer where this rank can
+/// read it directly (its own always; any on its node with a node-shared window), else null: the
+/// raw parts of a shared file held on one node are then written by one of its ranks. Local errors
+/// are kept in the result (Run rethrows them), so every rank takes part in the collective steps.
+TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
+                                    const BlockFiles& files, const FileAggregation& plan, int64_t agg,
+                                    const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
+                                    DirectIo direct);
 
 }  // namespace hzio::mpi

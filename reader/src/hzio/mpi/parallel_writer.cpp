@@ -1,7 +1,9 @@
 #include "hzio/mpi/parallel_writer.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -19,6 +21,7 @@
 #include "hzio/hz/box_encoder.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/strings.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 
@@ -271,16 +274,88 @@ IoStats ParallelWriter::Write() {
 
   // The rounds (one when the timestep's buffers fit the budget) and the aggregators' memory:
   // every rank's part sized for the largest aggregator buffer of any round, reused round by round.
-  std::vector<FileAggregation> rounds;
-  int64_t window_bytes = 0;
-  for (const Span round_files : FileAggregation::Rounds(header_, options_.aggregators, ranks, budget)) {
-    rounds.emplace_back(header_, options_.aggregators, ranks, round_files);
-    window_bytes = std::max(window_bytes, rounds.back().MaxBufferBytes());
+  // When there is more than one round in all, the part is cut in two halves under the same budget
+  // and the rounds alternate between them: the files of round r are written on an I/O thread from
+  // one half while round r+1 is encoded and exchanged into the other, so a write costs about
+  // max(hz + exchange, io) rather than their sum.
+  const auto plan_rounds = [&](int64_t round_budget) {
+    std::vector<FileAggregation> planned;
+    for (const Span round_files : FileAggregation::Rounds(header_, options_.aggregators, ranks, round_budget))
+      planned.emplace_back(header_, options_.aggregators, ranks, round_files);
+    return planned;
+  };
+  // A timestep that fits one round is still cut into a few (up to kOverlapRounds) when the write is
+  // large enough for the overlap to pay: the pipeline then hides all but about 1/kOverlapRounds of
+  // the shorter of encoding and I/O. Such rounds keep at least one whole file per aggregator:
+  // cutting files to make rounds would leave one writer per shared file (file_portions.h).
+  constexpr int64_t kOverlapRounds = 4;
+  constexpr int64_t kMinOverlapBytes = int64_t{16} << 20;  // per aggregator and timestep
+  std::vector<FileAggregation> rounds = plan_rounds(budget);
+  bool overlap = false;
+  if (options_.overlap_io) {
+    const int64_t largest = whole_plan.MaxBufferBytes();
+    const int64_t round_budget =
+        std::min(budget / 2, std::max({FileAggregation::FileBufferBytes(header_), kMinOverlapBytes / kOverlapRounds,
+                                       largest / kOverlapRounds}));
+    if (largest * static_cast<int64_t>(times.size()) >= kMinOverlapBytes || rounds.size() > 1) {
+      std::vector<FileAggregation> halves_rounds = plan_rounds(round_budget);
+      // Not when half the budget would cut files that the whole budget keeps whole, nor when the
+      // two halves would exceed the budget (a round is one file at least: when a file does not fit
+      // half of it, the one-buffer plan's memory is the bound).
+      int64_t half_max = 0, one_max = 0;
+      for (const FileAggregation& plan : halves_rounds) half_max = std::max(half_max, plan.MaxBufferBytes());
+      for (const FileAggregation& plan : rounds) one_max = std::max(one_max, plan.MaxBufferBytes());
+      if (halves_rounds.size() * times.size() > 1 && 2 * half_max <= std::max(budget, one_max) &&
+          (halves_rounds.front().whole_files() || !rounds.front().whole_files())) {
+        rounds = std::move(halves_rounds);
+        overlap = true;
+      }
+    }
   }
-  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, window_bytes, options_.windows);
+  int64_t half_bytes = 0;
+  for (const FileAggregation& plan : rounds) half_bytes = std::max(half_bytes, plan.MaxBufferBytes());
+  constexpr int64_t kHalfAlign = 4096;  // each half starts on its own page
+  half_bytes = (half_bytes + kHalfAlign - 1) / kHalfAlign * kHalfAlign;
+  const int halves = overlap ? 2 : 1;
+  const std::shared_ptr<AggregationWindow> shared_window =
+      AggregationWindow::Acquire(comm_, half_bytes * halves, options_.windows);
   AggregationWindow& window = *shared_window;
-  uint8_t* const agg_buffer = window.data();
   int64_t aggregator_bytes = 0;
+  const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
+  // The writes in flight, one per half. One I/O thread runs them in order and does no MPI; it is
+  // declared after the window, so on an error its destructor finishes the queued writes and joins
+  // before the window (and the transaction, which then removes what was staged) goes.
+  std::optional<ThreadPool> io_thread;
+  if (overlap) io_thread.emplace(1);
+  std::future<void> in_flight[2];
+  std::exception_ptr io_error;  // of a write waited for, agreed at the next agreement
+  const auto wait_for = [&](int half) {
+    std::future<void>& f = in_flight[half];
+    if (!f.valid()) return;
+    const double t0 = MPI_Wtime();
+    try {
+      f.get();
+    } catch (...) {
+      if (!io_error) io_error = std::current_exception();
+    }
+    stats.local.io += MPI_Wtime() - t0;  // the I/O time the encoding did not hide
+  };
+  int64_t round_index = 0;
+  // An agreed error leaves this function on every rank while writes may still be in flight: every
+  // rank finishes its own, then all meet, so rank 0's transaction removes the staged files only
+  // when nobody is writing any more.
+  struct DrainOnError {
+    MPI_Comm comm;
+    std::future<void>* in_flight;
+    bool active;
+    int exceptions = std::uncaught_exceptions();
+    ~DrainOnError() {
+      if (!active || std::uncaught_exceptions() <= exceptions) return;
+      for (int half = 0; half < 2; ++half)
+        if (in_flight[half].valid()) in_flight[half].wait();
+      MPI_Barrier(comm);
+    }
+  } drain_on_error{comm_, in_flight, overlap};
 
   for (const int64_t time : times) {
     std::vector<Piece> pieces;
@@ -293,12 +368,19 @@ IoStats ParallelWriter::Write() {
     stats.local.restructure += MPI_Wtime() - t_restructure;
 
     for (const FileAggregation& plan : rounds) {
+      const int half = static_cast<int>(round_index++ % halves);
+      const int64_t half_offset = half * half_bytes;
+      uint8_t* const agg_buffer = window.data() + half_offset;
+      // This half was last read by the write of two rounds ago: it must be done on every rank before
+      // anyone stores into the half again (this wait, then the opening fence below).
+      wait_for(half);
       const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators(), ranks);
       const int unit_bits = plan.unit_bits();
       // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
       // node in a node-shared window), else null: its runs are staged and put.
       std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
-      for (int64_t a = 0; a < plan.aggregators(); ++a) direct[static_cast<size_t>(a)] = window.Direct(plan.Rank(a));
+      for (int64_t a = 0; a < plan.aggregators(); ++a)
+        if (uint8_t* part = window.Direct(plan.Rank(a))) direct[static_cast<size_t>(a)] = part + half_offset;
       const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
       // This round's hz range: runs before or after it are skipped (another round stores them).
       const uint64_t round_begin = static_cast<uint64_t>(plan.Units(0).begin) << unit_bits;
@@ -358,7 +440,7 @@ IoStats ParallelWriter::Write() {
               const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
               const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
               if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
-              return RunSpan{staging.Add(plan.Rank(agg), displacement, n * sb), n};
+              return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
             });
             if (last_round) rb.Release(f);  // the cell copy is no longer needed
           }
@@ -379,16 +461,35 @@ IoStats ParallelWriter::Write() {
         }
       }
       window.Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
+      if (!error && io_error) error = io_error;  // an earlier round's write failed here
       Agree(comm_, error);
       stats.local.aggregate += MPI_Wtime() - t0;
 
-      // I/O: aggregators encode and write their files (or parts of shared files).
+      // I/O: aggregators encode and place their files (or parts of shared files), then write them:
+      // on the I/O thread while the next round is encoded, else here.
       t0 = MPI_Wtime();
-      aggregator_bytes += WriteTimestepFiles(comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync,
-                                             options_.direct_io ? DirectIo::kAuto : DirectIo::kNever);
+      auto writes = std::make_shared<TimestepWrites>(PrepareTimestepFiles(
+          comm_, header_, layout, files, plan, my_agg, readable, time, options_.sync, direct_io));
+      aggregator_bytes += writes->bytes();
+      if (overlap) {
+        auto task = std::make_shared<std::packaged_task<void()>>([writes] { writes->Run(); });
+        in_flight[half] = task->get_future();
+        io_thread->Submit([task] { (*task)(); });
+      } else {
+        std::exception_ptr write_error;
+        try {
+          writes->Run();
+        } catch (...) {
+          write_error = std::current_exception();
+        }
+        Agree(comm_, write_error);
+      }
       stats.local.io += MPI_Wtime() - t0;
     }
   }
+  // Every write done and agreed before the commit (with sync: on the disk).
+  for (int half = 0; half < halves; ++half) wait_for(half);
+  if (overlap) Agree(comm_, io_error);
 
   // The commit: one rank, atomically, only after every rank's files are written (the last
   // timestep's write ended with an agreement); its outcome is agreed with the statistics. The
@@ -405,6 +506,7 @@ IoStats ParallelWriter::Write() {
 
   stats.aggregators = whole_plan.aggregators();
   stats.rounds = static_cast<int64_t>(rounds.size());
+  stats.overlapped = overlap;
   stats.local_aggregator_bytes = aggregator_bytes;
   stats.cell_size = grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, local_data_bytes, aggregator_bytes,

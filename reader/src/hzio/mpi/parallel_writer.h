@@ -52,6 +52,8 @@ struct WriteOptions {
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator buffer per rank (the minimum over ranks counts);
                               // 0 = AggregationWindow::DefaultBudget (256 MiB). Larger timesteps go in rounds.
+  bool overlap_io = true;     // with more than one round: write round r's files on an I/O thread while
+                              // round r+1 is encoded (the budget then holds two half-size buffers)
 };
 
 class ParallelWriter {
