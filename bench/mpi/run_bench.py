@@ -166,6 +166,9 @@ def run_sizes(args):
     bench = os.path.join(args.build, "bench/mpi/hzio_mpi_bench")
     ranks = [int(x) for x in args.ranks.split(",")]
     sizes = [parse_size(t) for t in args.sizes.split(",")]
+    # PIDX 0.9.3 only when hzio_mpi_bench was built with -DPIDX_DIR (README.md): it is what hzio must
+    # beat everywhere, so it gets a ratio column of its own rather than a place among the peers.
+    methods = METHODS + ([Method("pidx", "pidx", "pidx")] if args.pidx else [])
     regimes = args.regimes.split(",")
     for r in regimes:
         if r not in REGIMES:
@@ -174,7 +177,7 @@ def run_sizes(args):
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     t_start = time.time()
     cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
-           f"--ranks {args.ranks} --reps {args.reps}")
+           f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
           f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores); 1-minute load",
@@ -186,7 +189,7 @@ def run_sizes(args):
     skipped = []
     for regime in regimes:
         for op, flags, title in REGIMES[regime]:
-            names = [m.write if op == "write" else m.read for m in METHODS]
+            names = [m.write if op == "write" else m.read for m in methods]
             subject = names[0]
             order = ("restructure", "hz", "aggregate", "io") if op == "write" else ("io", "aggregate", "hz", "restructure")
             rows, phases = [], []
@@ -194,7 +197,7 @@ def run_sizes(args):
             for n, kind in sizes:
                 per_rank_bytes = n ** 3 * (128 if kind == "s3d" else 4)
                 for k in ranks:
-                    why = fits(op, per_rank_bytes, k, METHODS, args.scratch, "--cold" in flags)
+                    why = fits(op, per_rank_bytes, k, methods, args.scratch, "--cold" in flags)
                     if why:
                         skipped.append(f"{title}, {size_label(n, kind)} per rank, {k} ranks: {why}")
                         print(f"skip: {skipped[-1]}", file=sys.stderr, flush=True)
@@ -212,6 +215,9 @@ def run_sizes(args):
                               f'{speed(by, subject, FLOOR):.2f}' if FLOOR in by else "-"]
                     cols = ["size per rank", "ranks"] + [f"{m} GiB/s" for m in names] + [
                         "hzio / fpp", "hzio / best peer", "hzio / hz floor"]
+                    if args.pidx:
+                        ratios.append(f'{speed(by, subject, "pidx"):.2f}' if "pidx" in by else "-")
+                        cols.append("hzio / pidx")
                     header = header or cols
                     rows.append([size_label(n, kind), k] +
                                 [f'{by[m]["gib_per_s"]:.3f}' if m in by else "-" for m in names] + ratios)
@@ -247,6 +253,8 @@ def main():
     ap.add_argument("--ranks", default="1,2,4,8")
     ap.add_argument("--sizes", help="realistic sizes, e.g. 64,128,256,512f32 (N: S3D case N³ per rank; Nf32: one float32 field)")
     ap.add_argument("--regimes", default="page,durable,cold", help="with --sizes: any of page, durable, cold")
+    ap.add_argument("--pidx", action="store_true",
+                    help="with --sizes: PIDX 0.9.3 too (hzio_mpi_bench built with -DPIDX_DIR, README.md)")
     ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     args = ap.parse_args()
