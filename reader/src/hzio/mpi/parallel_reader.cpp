@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "hzio/access/dataset_paths.h"
 #include "hzio/format/block_files.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/util/box_copy.h"
@@ -82,7 +83,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
     }
   }
   text = BroadcastText(comm_, text, error);
-  header_ = IdxHeader::Parse(text, idx_path_, std::filesystem::path(idx_path_).stem().string());
+  header_ = IdxHeader::Parse(text, idx_path_, IdxStemOf(idx_path_));
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
   default_budget_ = AggregationWindow::DefaultBudget(comm_);
   try {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "hzio/access/dataset_paths.h"
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/codec/codec.h"
 #include "hzio/format/block_files.h"
@@ -26,12 +27,6 @@
 namespace hzio::mpi {
 
 namespace {
-
-std::string IdxStem(const std::string& idx_path) { return std::filesystem::path(idx_path).stem().string(); }
-std::string IdxDir(const std::string& idx_path) {
-  const std::string dir = std::filesystem::path(idx_path).parent_path().string();
-  return dir.empty() ? "." : dir;
-}
 
 // The registered (timestep, field) parts are agreed as one flag each when there are at most this
 // many declared (the flags ride in the start-up agreement), else gathered.
@@ -89,7 +84,7 @@ void CheckDiskRoom(const IdxHeader& header, const std::string& idx_path) {
     sample_bytes += f.dtype.SampleBytes();
   }
   const long double need = static_cast<long double>(header.box.Size().Product()) * sample_bytes;
-  std::filesystem::path dir = std::filesystem::absolute(IdxDir(idx_path));
+  std::filesystem::path dir = std::filesystem::absolute(IdxDirectory(idx_path));
   std::error_code ec;
   while (!std::filesystem::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
   const std::filesystem::space_info space = std::filesystem::space(dir, ec);
@@ -104,10 +99,10 @@ void CheckDiskRoom(const IdxHeader& header, const std::string& idx_path) {
 
 ParallelWriter::ParallelWriter(MPI_Comm comm, std::string idx_path, IdxHeader header, WriteOptions options)
     : comm_(comm), idx_path_(std::move(idx_path)), header_(std::move(header)), options_(options) {
-  header_.Validate(IdxStem(idx_path_));
+  header_.Validate(IdxStemOf(idx_path_));
   if (options_.pidx_compatible) {
     try {
-      MakePidxReadable(header_, IdxStem(idx_path_));
+      MakePidxReadable(header_, IdxStemOf(idx_path_));
     } catch (const Error& e) {
       throw Error(e.code(), idx_path_ + ": " + e.what());
     }
@@ -252,7 +247,7 @@ IoStats ParallelWriter::Write() {
   }
   IdxHeader target = header_;
   target.filename_template = BroadcastText(comm_, file_template, prepare_error);
-  const BlockFiles files(target, IdxDir(idx_path_));
+  const BlockFiles files(target, IdxDirectory(idx_path_));
 
   const Point cell = ImposedGrid::ChooseCellSize(options_.restructure, extent, header_.bitmask);
   const ImposedGrid grid(header_.bitmask, header_.box, cell);
@@ -532,7 +527,7 @@ IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_
     h.time = TimeSpec::Range(0, timesteps - 1, "time_%02d/");
     h.has_time = true;
   }
-  h.Validate(IdxStem(idx_path));
+  h.Validate(IdxStemOf(idx_path));
   return h;
 }
 
