@@ -14,25 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from interop_util import Mismatches, box_arg, grid_axes, make_array, read_idx_geometry, sample_source, sub_boxes
+from interop_util import Mismatches, box_arg, grid_axes, read_idx_geometry, sample_source, sub_boxes
+from test_openvisus_arco import SMALL_BLOCK_FIELDS as FIELDS, write_small_blocks
 from test_pidx_golden_mpi import hzio_mpi_read
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 DIMS = (70, 45, 33)
-FIELDS = [("pressure", "float32"), ("color", "uint8[3]")]
 
 
 @pytest.fixture(scope="module", params=["raw", "zip"])
 def arco_dataset(ov, tmp_path_factory, request):
     idx = tmp_path_factory.mktemp(f"arco-{request.param}") / "ds" / "visus.idx"
-    db = ov.CreateIdx(url=str(idx), dims=list(DIMS), fields=[ov.Field(n, d) for n, d in FIELDS], arco="16kb",
-                      time=[0, 1, "%00000d/"])
-    sources = {}
-    for t in (0, 1):
-        for name, dtype in FIELDS:
-            sources[(name, t)] = make_array(dtype, DIMS, seed=10 * t + len(name))
-            db.write(sources[(name, t)], field=db.getField(name), time=t)
+    sources = write_small_blocks(ov, idx, DIMS)
     if request.param == "zip":
         ov.LoadDataset(str(idx)).compress_dataset()
         assert "default_compression(zip)" in idx.read_text()

@@ -65,17 +65,26 @@ def test_create_idx_raw_then_zip(ov, tmp_path, shape, fields):
     check_raw_then_zip(ov, idx, sources, tmp_path)
 
 
+SMALL_BLOCK_FIELDS = [("pressure", "float32"), ("color", "uint8[3]")]
+
+
+def write_small_blocks(ov, idx: Path, dims) -> dict:
+    """OpenVisus's `CreateIdx(..., arco="16kb")` of SMALL_BLOCK_FIELDS and two timesteps, written with
+    `db.write`: many small raw block files. Returns the source arrays by (field, time)."""
+    db = ov.CreateIdx(url=str(idx), dims=list(dims), fields=[ov.Field(n, d) for n, d in SMALL_BLOCK_FIELDS],
+                      arco="16kb", time=[0, 1, "%00000d/"])
+    sources = {}
+    for t in (0, 1):
+        for name, dtype in SMALL_BLOCK_FIELDS:
+            sources[(name, t)] = make_array(dtype, dims, seed=10 * t + len(name))
+            db.write(sources[(name, t)], field=db.getField(name), time=t)
+    return sources
+
+
 @pytest.mark.parametrize("dims", [(70, 45, 33), (300, 201)], ids=["3d", "2d"])
 def test_two_fields_two_timesteps_small_blocks(ov, tmp_path, dims):
     idx = tmp_path / "ds" / "visus.idx"
-    fields = [("pressure", "float32"), ("color", "uint8[3]")]
-    db = ov.CreateIdx(url=str(idx), dims=list(dims), fields=[ov.Field(n, d) for n, d in fields], arco="16kb",
-                      time=[0, 1, "%00000d/"])
-    sources = {}
-    for t in (0, 1):
-        for name, dtype in fields:
-            sources[(name, t)] = make_array(dtype, dims, seed=10 * t + len(name))
-            db.write(sources[(name, t)], field=db.getField(name), time=t)
+    sources = write_small_blocks(ov, idx, dims)
     assert len(block_files(idx)) > 20
     check_raw_then_zip(ov, idx, sources, tmp_path)
 

@@ -17,8 +17,8 @@ namespace {
 
 using testing::AllRanks;
 
-int Ranks() { return CommSize(MPI_COMM_WORLD); }
-int Rank() { return CommRank(MPI_COMM_WORLD); }
+using testing::Rank;
+using testing::Ranks;
 
 TEST(AggregationWindow, IsCachedRegrownAndReleasedCollectively) {
   for (const WindowKind kind : {WindowKind::kNodeShared, WindowKind::kRma}) {

@@ -29,8 +29,8 @@ using testing::AllRanks;
 using testing::ScratchDir;
 using testing::SyntheticSpec;
 
-int Ranks() { return CommSize(MPI_COMM_WORLD); }
-int Rank() { return CommRank(MPI_COMM_WORLD); }
+using testing::Rank;
+using testing::Ranks;
 
 void ExpectNoProblems(const std::vector<std::string>& problems) {
   for (const std::string& p : problems) ADD_FAILURE() << p;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hzio/format/idx_header.h"
+#include "hzio/mpi/collective.h"
 #include "hzio/mpi/parallel_writer.h"
 
 namespace hzio::mpi::testing {
@@ -27,6 +28,10 @@ class ScratchDir {
   MPI_Comm comm_;
   std::string path_;
 };
+
+/// The size of MPI_COMM_WORLD and this process's rank in it.
+inline int Ranks() { return CommSize(MPI_COMM_WORLD); }
+inline int Rank() { return CommRank(MPI_COMM_WORLD); }
 
 /// True on every rank iff `ok` holds on every rank of `comm`.
 bool AllRanks(bool ok, MPI_Comm comm = MPI_COMM_WORLD);

@@ -28,8 +28,8 @@ using testing::AllRanks;
 using testing::ScratchDir;
 using testing::SyntheticSpec;
 
-int Ranks() { return CommSize(MPI_COMM_WORLD); }
-int Rank() { return CommRank(MPI_COMM_WORLD); }
+using testing::Rank;
+using testing::Ranks;
 
 // Reads every field at full resolution with `comm`, each rank one cell of `grid`, and checks the
 // formula. Returns false on any rank's mismatch (collective on comm).

@@ -25,8 +25,8 @@ using testing::ExpectNoProblems;
 using testing::ScratchDir;
 using testing::SyntheticSpec;
 
-int Ranks() { return CommSize(MPI_COMM_WORLD); }
-int Rank() { return CommRank(MPI_COMM_WORLD); }
+using testing::Rank;
+using testing::Ranks;
 
 WriteOptions Pidx(bool overwrite = false) {
   WriteOptions o;
