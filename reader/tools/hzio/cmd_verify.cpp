@@ -13,6 +13,7 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_leftovers.h"
 #include "hzio/access/dataset_transaction.h"
+#include "hzio/storage/lock_file.h"
 #include "hzio/util/error.h"
 #include "hzio/util/progress.h"
 
@@ -111,16 +112,20 @@ void Repair(const std::string& path, const Args& args) {
   TransactionOptions options;
   options.wait = args.Has("--wait");
   options.notify = PrintNote;
+  // Seen before locking: a killed writer's lock file is what this repair's own lock replaces.
+  const bool abandoned_lock = IsAbandonedLockFile(LockPathFor(path));
   DatasetTransaction txn(path, options);
   Check(txn.exists(), ErrorCode::kNotFound, path + ": no such dataset");
   const LeftoverReport report = FindLeftovers(txn.committed(), path);
+  if (abandoned_lock)
+    std::printf("removing %s (%s)\n", LockPathFor(path).c_str(), LeftoverKindName(Leftover::Kind::kAbandonedLock));
   for (const Leftover& l : report.items) {
     if (l.kind == Leftover::Kind::kForeign) continue;
     std::printf("%s %s (%s, %s)\n", l.kind == Leftover::Kind::kUnreferencedBytes ? "packing" : "removing", l.path.c_str(),
                 LeftoverKindName(l.kind), FormatBytes(static_cast<double>(l.bytes)).c_str());
   }
   RepairLeftovers(txn, report);
-  std::printf("repair: %zu leftover(s), %s reclaimed\n", report.Reclaimable(),
+  std::printf("repair: %zu leftover(s), %s reclaimed\n", report.Reclaimable() + (abandoned_lock ? 1 : 0),
               FormatBytes(static_cast<double>(report.ReclaimableBytes())).c_str());
   std::fflush(stdout);
 }

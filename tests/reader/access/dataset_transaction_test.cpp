@@ -16,6 +16,7 @@
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/access/dataset_writer.h"
 #include "hzio/storage/file.h"
+#include "hzio/storage/lock_file.h"
 
 namespace hzio {
 namespace {
@@ -270,6 +271,33 @@ TEST(DatasetLeftovers, FoundAndReclaimedWithoutChangingTheData) {
   // The original directory kept only what hzio did not write.
   EXPECT_EQ(Snapshot(dir.path() / "ds").size(), 1u);
   EXPECT_TRUE(fs::exists(dir.File("ds/notes.txt")));
+}
+
+TEST(DatasetLeftovers, AKilledWritersLockFileIsReportedAndGoesWithTheNextLock) {
+  testing::TempDir dir;
+  const std::string idx = MakeDataset(dir);
+  const std::string lock = LockPathFor(idx);
+  EXPECT_FALSE(fs::exists(lock));  // the writer that made the dataset removed it as it let go
+  EXPECT_TRUE(FindLeftovers(OpenDataset(idx)->header(), idx).items.empty());
+
+  // What a writer killed while holding the lock leaves: the file with its record, unlocked.
+  const std::string record = "pid 4242\nhost elsewhere\n";
+  testing::WriteBytes(lock, std::vector<uint8_t>(record.begin(), record.end()));
+  const LeftoverReport report = FindLeftovers(OpenDataset(idx)->header(), idx);
+  ASSERT_EQ(report.items.size(), 1u);
+  EXPECT_EQ(report.items[0].kind, Leftover::Kind::kAbandonedLock);
+  EXPECT_EQ(report.items[0].path, lock);
+  EXPECT_EQ(report.Reclaimable(), 1u);
+
+  {
+    // A lock file someone holds is not a leftover; the holder removes it as it lets go.
+    DatasetTransaction txn(idx);
+    EXPECT_TRUE(FindLeftovers(txn.committed(), idx).items.empty());
+    RepairLeftovers(txn, report);
+    EXPECT_TRUE(fs::exists(lock));
+  }
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_TRUE(FindLeftovers(OpenDataset(idx)->header(), idx).items.empty());
 }
 
 TEST(DatasetLeftovers, AMissingGenerationDirectoryIsReported) {

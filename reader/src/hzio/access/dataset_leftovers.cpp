@@ -9,6 +9,7 @@
 #include "hzio/access/dataset_paths.h"
 #include "hzio/access/dataset_transaction.h"
 #include "hzio/storage/durable_file.h"
+#include "hzio/storage/lock_file.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
@@ -98,6 +99,7 @@ const char* LeftoverKindName(Leftover::Kind kind) {
     case Leftover::Kind::kUnreferencedFile: return "block file no declared block maps to";
     case Leftover::Kind::kUnreferencedBytes: return "bytes no block table entry references";
     case Leftover::Kind::kForeign: return "file hzio did not write (left alone)";
+    case Leftover::Kind::kAbandonedLock: return "lock file of a writer that did not finish (OpenVisus waits while it exists)";
   }
   return "leftover";
 }
@@ -166,6 +168,12 @@ LeftoverReport FindLeftovers(const IdxHeader& header, const std::string& idx_pat
     if (owner == idx_name || (!d.dedicated && names.Matches(owner)))
       report.items.push_back(Leftover{Leftover::Kind::kTemporary, it->path().string(), it->file_size(ec), 0, 0});
   }
+  const std::string lock = LockPathFor(idx_path);
+  if (IsAbandonedLockFile(lock)) {
+    std::error_code size_error;
+    const uintmax_t bytes = fs::file_size(lock, size_error);
+    report.items.push_back(Leftover{Leftover::Kind::kAbandonedLock, lock, size_error ? 0 : bytes, 0, 0});
+  }
   std::sort(report.items.begin(), report.items.end(),
             [](const Leftover& a, const Leftover& b) { return a.path < b.path; });
   return report;
@@ -183,6 +191,8 @@ std::vector<std::string> RepairLeftovers(DatasetTransaction& txn, const Leftover
       RemoveEmptyDirectories(ParentDirectory(item.path), data_dir);
     } else if (item.kind == Leftover::Kind::kGeneration) {
       RemoveGenerationDirectory(item, header, idx_path);
+    } else if (item.kind == Leftover::Kind::kAbandonedLock) {
+      continue;  // `txn` holds the lock now; the file goes when it lets go (storage/lock_file.h)
     } else {
       continue;
     }

@@ -1,6 +1,6 @@
 /// What a dataset's directories hold beyond its committed version, and reclaiming it (`hzio
 /// verify` lists it, `hzio verify --repair` / `hzio gc` removes it): temporary files of killed
-/// writers (`*.tmp.<pid>`, `*.hzio-*`), generation directories the header does not name (staged
+/// writers (`*.tmp.<pid>`, `*.hzio-*`) and the lock file they held (storage/lock_file.h), generation directories the header does not name (staged
 /// by a killed writer, or superseded and not yet removed; access/dataset_paths.h), files in the
 /// data directory that no declared block maps to, and bytes inside block files that no table
 /// entry references (idx-format.md §4.5; OpenVisus's in-place rewrites leave them). Files that do
@@ -26,6 +26,7 @@ struct Leftover {
     kUnreferencedFile,   // a block file name no declared block maps to
     kUnreferencedBytes,  // a referenced block file with bytes no table entry covers
     kForeign,            // not a name hzio or OpenVisus writes: reported, left alone
+    kAbandonedLock,      // `<name>.idx.lock` of a writer that is gone (OpenVisus waits on it)
   };
   Kind kind;
   std::string path;

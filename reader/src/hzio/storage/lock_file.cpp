@@ -108,4 +108,15 @@ LockFile::~LockFile() {
   ::close(fd_);
 }
 
+bool IsAbandonedLockFile(const std::string& lock_path) {
+  ScopedFd fd(::open(lock_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  struct flock fl {};
+  fl.l_type = F_WRLCK;  // would a writer's lock be granted? (OFD locks conflict even within a process)
+  fl.l_whence = SEEK_SET;
+  if (::fcntl(fd.get(), F_OFD_GETLK, &fl) != 0) return false;
+  return fl.l_type == F_UNLCK;
+}
+
 }  // namespace hzio

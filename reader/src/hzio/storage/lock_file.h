@@ -43,4 +43,9 @@ class LockFile {
 /// `<idx_path>.lock`.
 std::string LockPathFor(const std::string& idx_path);
 
+/// Whether `lock_path` is a lock file that nobody holds: what a killed writer leaves (harmless to
+/// hzio, but OpenVisus's header save waits for as long as it exists). False when it is missing,
+/// not a regular file, or held (also by this process, through another LockFile).
+bool IsAbandonedLockFile(const std::string& lock_path);
+
 }  // namespace hzio
