@@ -212,10 +212,12 @@ void PrintText(const Dataset& dataset) {
   if (!h.time.tmpl.empty()) std::printf("  template %s", h.time.tmpl.c_str());
   std::printf("\n");
   const FileCount files = CountFiles(h, layout);
-  std::printf("file count     %s%lld per timestep", files.exact ? "" : "at most ",
+  // An ARCO block never written has no file (§4.12): the count is a bound.
+  std::printf("file count     %s%lld per timestep", files.exact && h.arco == 0 ? "" : "at most ",
               static_cast<long long>(files.per_timestep));
   if (time_count > 1)
     std::printf(", %lld in all", static_cast<long long>(files.per_timestep * time_count));
+  if (h.arco > 0) std::printf(" (one per block and field; an absent block has none)");
   std::printf("\n");
   for (const UnwrittenPart& p : NeverWrittenParts(h))
     std::printf("never written  field %s at timestep(s) %s  (declared, reads as the default value)\n",
