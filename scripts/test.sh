@@ -48,10 +48,14 @@ cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 # the log shows all problems at once.
 step "build (-j$JOBS)"
 BUILD_STATUS=0
-cmake --build "$BUILD" --parallel "$JOBS" -- -k 0 || BUILD_STATUS=1
+BUILD_LOG="$BUILD/test-sh-build.log"
+mkdir -p "$BUILD"
+cmake --build "$BUILD" --parallel "$JOBS" -- -k 0 2>&1 | tee "$BUILD_LOG"
+[[ ${PIPESTATUS[0]} == 0 ]] || BUILD_STATUS=1
 [[ $BUILD_STATUS == 0 ]] || echo "test.sh: BUILD FAILED (see above); running the tests that built"
 
 FUZZ_STATUS=0
+FUZZ_FAILURES=()
 # libFuzzer targets need clang; they get their own build directory (the main one uses the
 # default compiler) where the library too is built with coverage instrumentation and ASan/UBSan.
 # Each target runs for FUZZ_SECONDS on a scratch corpus seeded from fuzz/corpus/<target>/ (or
@@ -94,6 +98,7 @@ run_fuzzers() {
       echo "$name: ok ($(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$FUZZ_BUILD/$name.log" | grep -Eo '[0-9]+$' || echo '?') runs)"
     else
       echo "$name: FAILED, last lines of $FUZZ_BUILD/$name.log:"; tail -n 40 "$FUZZ_BUILD/$name.log"
+      FUZZ_FAILURES+=("$name")
       status=1
     fi
   done
@@ -107,4 +112,29 @@ echo "fuzz: $([[ $FUZZ_STATUS == 0 ]] && echo ok || echo FAILED)"
 step "ctest"
 ctest --test-dir "$BUILD" --output-on-failure --timeout "${HZIO_TEST_TIMEOUT:-900}" "$@"
 CTEST_STATUS=$?
+
+# What failed before ctest, repeated after its summary: a CI log is often read from its end.
+step "summary"
+if [[ $BUILD_STATUS != 0 ]]; then
+  echo "build: FAILED; the failing steps:"
+  grep -E -A12 '^FAILED: ' "$BUILD_LOG" | head -n 120
+else
+  echo "build: ok"
+fi
+if [[ $FUZZ_STATUS != 0 ]]; then
+  echo "fuzz: FAILED (${FUZZ_FAILURES[*]:-the fuzz build})"
+  for name in "${FUZZ_FAILURES[@]}"; do
+    echo "--- $name: last lines of $FUZZ_BUILD/$name.log"
+    grep -v -E '^(#[0-9]+\s+(NEW|REDUCE|pulse|INITED)|\s+NEW_FUNC)' "$FUZZ_BUILD/$name.log" | tail -n 30
+    # The input that failed, so that it can be replayed elsewhere (`base64 -d > crash; TARGET crash`).
+    for artifact in "$FUZZ_BUILD/artifacts/$name-"*; do
+      [[ -f "$artifact" ]] || continue
+      echo "input $(basename "$artifact") ($(stat -c %s "$artifact") bytes), base64:"
+      head -c 4096 "$artifact" | base64 -w 120
+    done
+  done
+else
+  echo "fuzz: ok"
+fi
+echo "ctest: $([[ $CTEST_STATUS == 0 ]] && echo ok || echo FAILED)"
 [[ $BUILD_STATUS == 0 && $FUZZ_STATUS == 0 && $CTEST_STATUS == 0 ]]
