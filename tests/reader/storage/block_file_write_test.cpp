@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <numeric>
 
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -75,6 +77,28 @@ TEST(BlockFileWrite, ChunksWrittenSideBySideHoldEveryByte) {
     EXPECT_EQ(std::filesystem::file_size(path), all.size());
     ASSERT_TRUE(testing::ReadBytes(path) == all) << "pass " << pass;
   }
+}
+
+// A file that cannot grow as far as its pieces (RLIMIT_FSIZE here, as a full disk or quota would
+// do): direct and buffered, durable or not, the write fails with kIo naming the file and the reason,
+// never returning as if the file were whole.
+TEST(BlockFileWrite, AFileThatCannotGrowFailsNamingIt) {
+  testing::TempDir dir;
+  const std::vector<uint8_t> all = Pattern((size_t{30} << 20) + 5, 10);
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write's error, not the signal
+  struct rlimit limit = old;
+  limit.rlim_cur = rlim_t{12} << 20;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  const std::string path = dir.File("f.bin");
+  for (const DirectIo mode : {DirectIo::kAlways, DirectIo::kNever})
+    for (const bool sync : {false, true})
+      EXPECT_TRUE(ThrowsError([&] { WriteWholeFile(path, {{all.data(), static_cast<int64_t>(all.size())}}, sync, mode); },
+                              ErrorCode::kIo, {path, "File too large"}))
+          << "mode " << static_cast<int>(mode) << " sync " << sync;
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
 }
 
 // tmpfs takes no O_DIRECT (EINVAL at open or at the first write): the same bytes, buffered.
