@@ -170,6 +170,10 @@ def run_sizes(args):
     # beat everywhere, so it gets a ratio column of its own rather than a place among the peers.
     methods = METHODS + ([Method("pidx", "pidx", "pidx")] if args.pidx else [])
     regimes = args.regimes.split(",")
+    ops = args.ops.split(",")
+    for o in ops:
+        if o not in ("write", "read"):
+            sys.exit(f"--ops: unknown operation '{o}' (write, read)")
     for r in regimes:
         if r not in REGIMES:
             sys.exit(f"--regimes: unknown regime '{r}' (page, durable, cold)")
@@ -177,7 +181,8 @@ def run_sizes(args):
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     t_start = time.time()
     cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
-           f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else ""))
+           f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else "") +
+           (f" --ops {args.ops}" if ops != ["write", "read"] else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
           f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores); 1-minute load",
@@ -189,6 +194,8 @@ def run_sizes(args):
     skipped = []
     for regime in regimes:
         for op, flags, title in REGIMES[regime]:
+            if op not in ops:
+                continue
             names = [m.write if op == "write" else m.read for m in methods]
             subject = names[0]
             order = ("restructure", "hz", "aggregate", "io") if op == "write" else ("io", "aggregate", "hz", "restructure")
@@ -253,6 +260,8 @@ def main():
     ap.add_argument("--ranks", default="1,2,4,8")
     ap.add_argument("--sizes", help="realistic sizes, e.g. 64,128,256,512f32 (N: S3D case N³ per rank; Nf32: one float32 field)")
     ap.add_argument("--regimes", default="page,durable,cold", help="with --sizes: any of page, durable, cold")
+    ap.add_argument("--ops", default="write,read",
+                    help="with --sizes: the operations of each regime to run (write, read; e.g. write for a writer A/B)")
     ap.add_argument("--pidx", action="store_true",
                     help="with --sizes: PIDX 0.9.3 too (hzio_mpi_bench built with -DPIDX_DIR, README.md)")
     ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")

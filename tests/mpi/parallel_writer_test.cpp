@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -297,6 +300,52 @@ TEST(ParallelWriter, OneAggregatorFailingReachesEveryRankAndLeavesNoIdx) {
   // Same message on every rank.
   EXPECT_TRUE(testing::SameOnAllRanks(message)) << message;
   EXPECT_FALSE(fs::exists(idx));
+}
+
+// A durable write whose block file cannot grow on rank 0 (RLIMIT_FSIZE, as a full disk or quota
+// would do) while its direct writes are under way: every rank reports the same kIo error naming the
+// file and the reason, nothing is committed, and the dataset already at the path stays as it was.
+TEST(ParallelWriter, DurableWriteThatCannotGrowAFileFailsEverywhereAndCommitsNothing) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{128, 64, 64};
+  spec.fields = "p:float64,v:float64[3]";  // 32 B per sample: one 16 MiB file of 8 blocks, direct when durable
+  spec.bits_per_block = 16;
+  spec.blocks_per_file = 8;
+  WriteOptions options;
+  options.sync = true;
+  const std::string idx = dir.File("full/visus.idx");
+  // The dataset that must survive; written first, it also leaves the aggregation window cached
+  // (its shared memory is a file too, which the limit below must not meet).
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, options);
+  const std::string before = ReadWholeFile(idx);
+  options.overwrite = true;
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write's error, not the signal
+  if (Rank() == 0) {
+    struct rlimit limit = old;
+    limit.rlim_cur = rlim_t{1} << 20;  // below rank 0's part of the file at any rank count
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  std::string message;
+  ErrorCode code = ErrorCode::kInternal;
+  try {
+    testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, options);
+    ADD_FAILURE() << "a durable write past the file size limit succeeded";
+  } catch (const Error& e) {
+    message = e.what();
+    code = e.code();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(code, ErrorCode::kIo) << message;
+  EXPECT_NE(message.find(".bin"), std::string::npos) << message;
+  EXPECT_NE(message.find("File too large"), std::string::npos) << message;
+  EXPECT_TRUE(testing::SameOnAllRanks(message)) << message;
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(ReadWholeFile(idx), before);
+  ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, idx));
 }
 
 TEST(ParallelWriter, BadBoxOnOneRankFailsEverywhereBeforeAnyFile) {

@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <numeric>
 
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -54,6 +56,49 @@ TEST(BlockFileWrite, WholeFilesHoldThePiecesDirectOrBuffered) {
       EXPECT_EQ(std::filesystem::file_size(path), expected.size());
       ASSERT_TRUE(testing::ReadBytes(path) == expected) << "mode " << static_cast<int>(mode) << " sync " << sync;
     }
+}
+
+// A direct write of many chunks (more than the lanes that write them at once) from many pieces
+// whose edges fall anywhere in the chunks, over an older and longer file: every byte in place,
+// the padding cut off, and the same file when written again over itself.
+TEST(BlockFileWrite, ChunksWrittenSideBySideHoldEveryByte) {
+  testing::TempDir dir;
+  const std::vector<uint8_t> all = Pattern((size_t{45} << 20) + 777, 7);
+  std::vector<ByteSpan> pieces;
+  for (size_t at = 0, k = 0; at < all.size(); ++k) {
+    const size_t n = std::min(all.size() - at, size_t{1} + (k * 2654435761u) % (size_t{3} << 20));
+    pieces.push_back(ByteSpan{all.data() + at, static_cast<int64_t>(n)});
+    at += n;
+  }
+  const std::string path = dir.File("f.bin");
+  testing::WriteBytes(path, std::vector<uint8_t>(size_t{60} << 20, 0xFF));
+  for (int pass = 0; pass < 2; ++pass) {
+    WriteWholeFile(path, pieces, true, DirectIo::kAlways);
+    EXPECT_EQ(std::filesystem::file_size(path), all.size());
+    ASSERT_TRUE(testing::ReadBytes(path) == all) << "pass " << pass;
+  }
+}
+
+// A file that cannot grow as far as its pieces (RLIMIT_FSIZE here, as a full disk or quota would
+// do): direct and buffered, durable or not, the write fails with kIo naming the file and the reason,
+// never returning as if the file were whole.
+TEST(BlockFileWrite, AFileThatCannotGrowFailsNamingIt) {
+  testing::TempDir dir;
+  const std::vector<uint8_t> all = Pattern((size_t{30} << 20) + 5, 10);
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write's error, not the signal
+  struct rlimit limit = old;
+  limit.rlim_cur = rlim_t{12} << 20;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  const std::string path = dir.File("f.bin");
+  for (const DirectIo mode : {DirectIo::kAlways, DirectIo::kNever})
+    for (const bool sync : {false, true})
+      EXPECT_TRUE(ThrowsError([&] { WriteWholeFile(path, {{all.data(), static_cast<int64_t>(all.size())}}, sync, mode); },
+                              ErrorCode::kIo, {path, "File too large"}))
+          << "mode " << static_cast<int>(mode) << " sync " << sync;
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
 }
 
 // tmpfs takes no O_DIRECT (EINVAL at open or at the first write): the same bytes, buffered.

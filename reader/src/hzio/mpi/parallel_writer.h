@@ -17,12 +17,18 @@
 /// would exceed it, the timestep is written in rounds over contiguous ranges of its files
 /// (FileAggregation::Rounds): each round encodes the cells' runs that fall in its files, aggregates,
 /// writes and reuses the buffers. The files are the same bytes whatever the rounds.
+///
+/// Write() is one function per phase: AgreeOnInput (local checks, one agreement), the plans
+/// (CellPlan, PlanWriteRounds: write_rounds.h), OpenTransaction (rank 0), then per timestep
+/// RestructureTimestep and, per round, RoundPipeline::Run (fill, encode, exchange, write), then
+/// RoundPipeline::Finish (every write on disk and agreed) and the commit.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +39,14 @@
 #include "hzio/mpi/restructure.h"
 #include "hzio/mpi/stats.h"
 
+namespace hzio {
+class BlockFiles;
+class DatasetTransaction;
+}  // namespace hzio
+
 namespace hzio::mpi {
+
+struct CellPlan;
 
 struct WriteOptions {
   RestructureSpec restructure;
@@ -72,7 +85,13 @@ class ParallelWriter {
   IoStats Write();
 
  private:
-  // Collective: the (time, field) parts any rank registered, sorted (the union over ranks).
+  // The phases of Write() (parallel_writer.cpp; the rounds in write_rounds.h). Collective:
+  struct Agreement;
+  Agreement AgreeOnInput() const;  // local checks, then one agreement (errors thrown on every rank)
+  // Rank 0 opens the transaction (lock, new dataset or generation); every rank learns where to write.
+  BlockFiles OpenTransaction(std::optional<DatasetTransaction>& txn) const;
+  std::vector<RegularBox> RestructureTimestep(int64_t time, const CellPlan& cells, IoStats& stats) const;
+  // The (time, field) parts any rank registered, sorted (the union over ranks).
   std::vector<std::pair<int64_t, int>> RegisteredParts() const;
 
   struct Registered {

@@ -1,0 +1,297 @@
+#include "hzio/mpi/write_rounds.h"
+
+#include <algorithm>
+
+#include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/collective.h"
+#include "hzio/mpi/file_portions.h"
+#include "hzio/util/box_copy.h"
+#include "hzio/util/buffer_pool.h"
+
+namespace hzio::mpi {
+
+namespace {
+
+// A timestep that fits one round is still cut into a few (up to kOverlapRounds) when the write is
+// large enough for the overlap to pay: the pipeline then hides all but about 1/kOverlapRounds of
+// the shorter of encoding and I/O. Such rounds keep at least one whole file per aggregator:
+// cutting files to make rounds would leave one writer per shared file (file_portions.h).
+constexpr int64_t kOverlapRounds = 4;
+constexpr int64_t kMinOverlapBytes = int64_t{16} << 20;  // per aggregator and timestep
+constexpr int64_t kHalfAlign = 4096;                      // each half starts on its own page
+
+// When the cells' subtrees fill the padded box, every hz address of every stored block is some
+// subtree's (the usual power-of-two domains): encoding every cell writes every sample. Not when
+// the cells are many per rank (small boxes in a large domain): empty cells would then cost more
+// than filling the aggregators' buffers.
+constexpr int64_t kMaxCellsPerRank = 64;
+
+std::vector<FileAggregation> PlanRounds(const IdxHeader& header, int64_t requested, int ranks, int64_t round_budget) {
+  std::vector<FileAggregation> planned;
+  for (const Span round_files : FileAggregation::Rounds(header, requested, ranks, round_budget))
+    planned.emplace_back(header, requested, ranks, round_files);
+  return planned;
+}
+
+int64_t MaxBufferBytes(const std::vector<FileAggregation>& plans) {
+  int64_t bytes = 0;
+  for (const FileAggregation& plan : plans) bytes = std::max(bytes, plan.MaxBufferBytes());
+  return bytes;
+}
+
+}  // namespace
+
+WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget, size_t timesteps,
+                            bool overlap_io) {
+  WriteRounds out;
+  out.plans = PlanRounds(header, requested, ranks, budget);
+  if (overlap_io) {
+    const int64_t largest = FileAggregation(header, requested, ranks).MaxBufferBytes();
+    const int64_t round_budget =
+        std::min(budget / 2, std::max({FileAggregation::FileBufferBytes(header), kMinOverlapBytes / kOverlapRounds,
+                                       largest / kOverlapRounds}));
+    if (largest * static_cast<int64_t>(timesteps) >= kMinOverlapBytes || out.plans.size() > 1) {
+      std::vector<FileAggregation> halves = PlanRounds(header, requested, ranks, round_budget);
+      // Not when half the budget would cut files that the whole budget keeps whole, nor when the
+      // two halves would exceed the budget (a round is one file at least: when a file does not fit
+      // half of it, the one-buffer plan's memory is the bound).
+      if (halves.size() * timesteps > 1 && 2 * MaxBufferBytes(halves) <= std::max(budget, MaxBufferBytes(out.plans)) &&
+          (halves.front().whole_files() || !out.plans.front().whole_files())) {
+        out.plans = std::move(halves);
+        out.overlap = true;
+      }
+    }
+  }
+  out.half_bytes = (MaxBufferBytes(out.plans) + kHalfAlign - 1) / kHalfAlign * kHalfAlign;
+  return out;
+}
+
+CellPlan::CellPlan(const IdxHeader& header, const Point& cell_size, int ranks)
+    : grid(header.bitmask, header.box, cell_size), encoder(header.bitmask, grid.cell_size()), touched(header.box) {
+  // The part of any cell the encoder reads: the dataset box rounded out to whole subtrees.
+  for (int d = 0; d < header.dims(); ++d) {
+    const int64_t st = encoder.subtree_size()[d];
+    touched.p1[d] = touched.p1[d] / st * st;
+    touched.p2[d] = (touched.p2[d] + st - 1) / st * st;
+  }
+  cells_cover_blocks = touched == header.bitmask.PaddedBox() && grid.num_cells() <= kMaxCellsPerRank * ranks;
+}
+
+// Encoded runs bound for other ranks' aggregator buffers, packed back to back into one pool
+// buffer and kept until the puts complete. A run that continues the previous one (same target,
+// next displacement) extends it and shares its put.
+class RoundPipeline::PutStaging {
+ public:
+  /// Room for `capacity` bytes (may throw: call where failures are caught).
+  void Reserve(int64_t capacity) { arena_ = PooledBuffer(static_cast<size_t>(capacity)); }
+  uint8_t* Add(int target, int64_t displacement, int64_t bytes) {
+    Check(used_ + bytes <= static_cast<int64_t>(arena_.size()), ErrorCode::kInternal, "put staging overflow");
+    uint8_t* at = arena_.data() + used_;
+    used_ += bytes;
+    if (!runs_.empty() && runs_.back().target == target &&
+        runs_.back().displacement + runs_.back().bytes == displacement) {
+      runs_.back().bytes += bytes;
+    } else {
+      runs_.push_back(Run{target, displacement, bytes, at});
+    }
+    return at;
+  }
+  void PutAll(AggregationWindow& window) const {
+    for (const Run& r : runs_) window.Put(r.data, r.bytes, r.target, r.displacement);
+  }
+
+ private:
+  struct Run {
+    int target;
+    int64_t displacement, bytes;
+    const uint8_t* data;
+  };
+  PooledBuffer arena_;
+  int64_t used_ = 0;
+  std::vector<Run> runs_;
+};
+
+RoundPipeline::RoundPipeline(MPI_Comm comm, const IdxHeader& header, const BlockFiles& files, const CellPlan& cells,
+                             const WriteRounds& rounds, const WriteOptions& options, IoStats& stats)
+    : comm_(comm),
+      header_(header),
+      files_(files),
+      cells_(cells),
+      rounds_(rounds),
+      options_(options),
+      stats_(stats),
+      layout_(header.bitmask, header.bits_per_block),
+      rank_(CommRank(comm)),
+      ranks_(CommSize(comm)),
+      window_(AggregationWindow::Acquire(comm, rounds.half_bytes * rounds.halves(), options.windows)) {
+  if (rounds_.overlap) io_thread_.emplace(1);
+}
+
+RoundPipeline::~RoundPipeline() {
+  if (!rounds_.overlap || std::uncaught_exceptions() <= exceptions_) return;
+  for (std::future<void>& f : in_flight_)
+    if (f.valid()) f.wait();
+  MPI_Barrier(comm_);
+}
+
+void RoundPipeline::WaitFor(int half) {
+  std::future<void>& f = in_flight_[half];
+  if (!f.valid()) return;
+  const double t0 = MPI_Wtime();
+  try {
+    f.get();
+  } catch (...) {
+    if (!io_error_) io_error_ = std::current_exception();
+  }
+  stats_.local.io += MPI_Wtime() - t0;  // the I/O time the encoding did not hide
+}
+
+void RoundPipeline::Run(const FileAggregation& plan, int64_t time, std::vector<RegularBox>& cells, bool last_round) {
+  AggregationWindow& window = *window_;
+  const int half = static_cast<int>(round_index_++ % rounds_.halves());
+  const int64_t half_offset = half * rounds_.half_bytes;
+  // This half was last read by the write of two rounds ago: it must be done on every rank before
+  // anyone stores into the half again (this wait, then the opening fence below).
+  WaitFor(half);
+  const int64_t my_agg = AggregatorOfRank(rank_, plan.aggregators(), ranks_);
+  // Where each aggregator's buffer can be stored to directly (this rank's own, or one on this
+  // node in a node-shared window), else null: its runs are staged and put.
+  std::vector<uint8_t*> direct(static_cast<size_t>(plan.aggregators()));
+  for (int64_t a = 0; a < plan.aggregators(); ++a)
+    if (uint8_t* part = window.Direct(plan.Rank(a))) direct[static_cast<size_t>(a)] = part + half_offset;
+  const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
+
+  double t0 = MPI_Wtime();
+  if (my_agg >= 0 && !cells_.cells_cover_blocks) Fill(plan, my_agg, window.data() + half_offset);
+  // The opening fence: every aggregator's buffer is filled before anyone stores into it.
+  window.Fence(MPI_MODE_NOPRECEDE);
+  stats_.local.aggregate += MPI_Wtime() - t0;
+
+  t0 = MPI_Wtime();
+  PutStaging staging;
+  std::exception_ptr error = Encode(plan, cells, last_round, half_offset, direct, staging);
+  stats_.local.hz += MPI_Wtime() - t0;
+
+  t0 = MPI_Wtime();
+  Exchange(staging, error);
+  stats_.local.aggregate += MPI_Wtime() - t0;
+
+  t0 = MPI_Wtime();
+  WriteFiles(plan, my_agg, readable, time, half);
+  stats_.local.io += MPI_Wtime() - t0;
+}
+
+// Samples nobody writes must read back as the field's default (idx-format.md §4.9). When the cells
+// cover every stored block, restructuring gave every cell and field data (the default where no rank
+// had any) and the encoders write every sample. Otherwise the aggregator's buffer starts as fill
+// samples: only blocks holding samples of the dataset box are filled (and ever written), the
+// others' pages are never touched, so padding (up to 8x) costs no memory.
+void RoundPipeline::Fill(const FileAggregation& plan, int64_t my_agg, uint8_t* agg_buffer) {
+  const int nfields = static_cast<int>(header_.fields.size());
+  const Span units = plan.Units(my_agg);
+  std::vector<std::vector<uint8_t>> fills;
+  for (const Field& field : header_.fields) fills.push_back(field.DefaultSample());
+  for (int64_t u = units.begin; u < units.end; ++u) {
+    if (!BlockTouchesBox(layout_, static_cast<uint64_t>(u / plan.units_per_block()), header_.box)) continue;
+    for (int f = 0; f < nfields; ++f)
+      FillWithSample(agg_buffer + plan.FieldBase(my_agg, f) + (u - units.begin) * plan.unit_bytes(f),
+                     int64_t{1} << plan.unit_bits(), fills[static_cast<size_t>(f)]);
+  }
+}
+
+// HZ encoding, cell by cell and field by field, straight into the aggregator's buffer where this
+// rank can store to it (its own; any on this node with a node-shared window), else into staging for
+// a put. A failure is returned, to be agreed on together with the puts (the failing rank stores and
+// puts nothing more but still takes part in the fences).
+std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vector<RegularBox>& cells, bool last_round,
+                                         int64_t half_offset, const std::vector<uint8_t*>& direct,
+                                         PutStaging& staging) {
+  const int nfields = static_cast<int>(header_.fields.size());
+  const int unit_bits = plan.unit_bits();
+  // This round's hz range: runs before or after it are skipped (another round stores them).
+  const uint64_t round_begin = static_cast<uint64_t>(plan.Units(0).begin) << unit_bits;
+  const uint64_t round_end = static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits;
+  std::exception_ptr error;
+  try {
+    int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
+    for (const RegularBox& rb : cells)
+      for (int f = 0; f < nfields; ++f)
+        if (rb.Data(f))
+          cell_bytes +=
+              header_.fields[static_cast<size_t>(f)].dtype.BytesFor(rb.box.Intersect(cells_.touched).Size().Product());
+    // ... and on what this round's aggregators hold.
+    int64_t round_bytes = 0;
+    for (int64_t a = 0; a < plan.aggregators(); ++a) round_bytes += plan.BufferBytes(a);
+    if (std::find(direct.begin(), direct.end(), nullptr) != direct.end())
+      staging.Reserve(std::min(cell_bytes, round_bytes));
+    for (RegularBox& rb : cells) {
+      for (int f = 0; f < nfields; ++f) {
+        const uint8_t* data = rb.Data(f);
+        if (!data) continue;
+        const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
+        cells_.encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
+          if (hz < round_begin) return RunSpan{nullptr, std::min<int64_t>(count, static_cast<int64_t>(round_begin - hz))};
+          if (hz >= round_end) return RunSpan{nullptr, count};
+          const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
+          const Span units = plan.Units(agg);
+          const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
+          const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
+          const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
+          const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
+          if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
+          return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
+        });
+        if (last_round) rb.Release(f);  // the cell copy is no longer needed
+      }
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (last_round) cells.clear();
+  return error;
+}
+
+// One-sided puts of the staged runs into the buffers of aggregators on other nodes, the closing
+// fence, then one agreement on every rank's error of this round (and an earlier round's write).
+void RoundPipeline::Exchange(const PutStaging& staging, std::exception_ptr& error) {
+  if (!error) {
+    try {
+      staging.PutAll(*window_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  window_->Fence(MPI_MODE_NOSUCCEED);  // closes the epoch: every store and put is in place
+  if (!error && io_error_) error = io_error_;  // an earlier round's write failed here
+  Agree(comm_, error);
+}
+
+// Aggregators encode and place their files (or parts of shared files), then write them: on the
+// I/O thread while the next round is encoded, else here (and agreed).
+void RoundPipeline::WriteFiles(const FileAggregation& plan, int64_t my_agg, const std::vector<const uint8_t*>& readable,
+                               int64_t time, int half) {
+  const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
+  auto writes = std::make_shared<TimestepWrites>(
+      PrepareTimestepFiles(comm_, header_, layout_, files_, plan, my_agg, readable, time, options_.sync, direct_io));
+  aggregator_bytes_ += writes->bytes();
+  if (rounds_.overlap) {
+    auto task = std::make_shared<std::packaged_task<void()>>([writes] { writes->Run(); });
+    in_flight_[half] = task->get_future();
+    io_thread_->Submit([task] { (*task)(); });
+    return;
+  }
+  std::exception_ptr write_error;
+  try {
+    writes->Run();
+  } catch (...) {
+    write_error = std::current_exception();
+  }
+  Agree(comm_, write_error);
+}
+
+void RoundPipeline::Finish() {
+  for (int half = 0; half < rounds_.halves(); ++half) WaitFor(half);
+  if (rounds_.overlap) Agree(comm_, io_error_);
+}
+
+}  // namespace hzio::mpi

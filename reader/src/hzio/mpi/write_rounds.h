@@ -1,0 +1,110 @@
+/// The rounds of a parallel write (parallel_writer.h): how a timestep's files are cut into rounds
+/// under the memory budget, and the pipeline that runs each round's phases — fill the aggregators'
+/// buffers where no rank writes (idx-format.md §4.9), HZ-encode the cells into them, exchange
+/// (stores and one-sided puts between fences), write the round's block files (§4.5,
+/// file_portions.h). With more than one round the aggregation window is cut in two halves and the
+/// rounds alternate between them: the files of round r are written on an I/O thread from one half
+/// while round r+1 is encoded and exchanged into the other, so a write costs about
+/// max(hz + exchange, io) rather than their sum. Every rank takes part in every round.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "hzio/format/block_files.h"
+#include "hzio/format/idx_header.h"
+#include "hzio/hz/block_layout.h"
+#include "hzio/hz/box_encoder.h"
+#include "hzio/hz/imposed_grid.h"
+#include "hzio/mpi/aggregation_window.h"
+#include "hzio/mpi/file_aggregation.h"
+#include "hzio/mpi/parallel_writer.h"
+#include "hzio/mpi/restructure.h"
+#include "hzio/mpi/stats.h"
+#include "hzio/util/thread_pool.h"
+
+namespace hzio::mpi {
+
+/// The rounds of every timestep (the same plans for each) and whether they overlap.
+struct WriteRounds {
+  std::vector<FileAggregation> plans;
+  bool overlap = false;     // two halves of the window, round r written while r+1 is encoded
+  int64_t half_bytes = 0;   // each rank's part of the window per half, page-aligned
+  int halves() const { return overlap ? 2 : 1; }
+};
+
+/// Pure (every rank computes the same): the rounds of a timestep under `budget` bytes of
+/// aggregator buffer per rank, for `timesteps` timesteps. One round when the timestep's buffers
+/// fit the budget; with `overlap_io` and more than one round in all (or a timestep cut into a few
+/// because it is large enough for the overlap to pay), rounds of half the budget.
+WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested_aggregators, int ranks, int64_t budget,
+                            size_t timesteps, bool overlap_io);
+
+/// The cells the ranks encode (the same on every rank): the restructuring grid, its encoder, the
+/// part of any cell the encoder reads, and whether encoding every cell writes every stored sample.
+struct CellPlan {
+  CellPlan(const IdxHeader& header, const Point& cell_size, int ranks);
+  ImposedGrid grid;
+  BoxEncoder encoder;
+  Box touched;
+  bool cells_cover_blocks = false;
+};
+
+class RoundPipeline {
+ public:
+  /// Collective: acquires the aggregation window for `rounds` (and the I/O thread if they overlap).
+  RoundPipeline(MPI_Comm comm, const IdxHeader& header, const BlockFiles& files, const CellPlan& cells,
+                const WriteRounds& rounds, const WriteOptions& options, IoStats& stats);
+  /// Leaving on an agreed error: every rank finishes its writes in flight, then all meet, so the
+  /// transaction (declared before the pipeline) removes the staged files when nobody writes any more.
+  ~RoundPipeline();
+  RoundPipeline(const RoundPipeline&) = delete;
+  RoundPipeline& operator=(const RoundPipeline&) = delete;
+
+  /// Collective: one round of timestep `time` — fill, encode, exchange, write (on the I/O thread
+  /// when overlapping). The last round of a timestep releases the cells as it encodes them.
+  /// Throws the agreed error of the round (or of an earlier round's write) on every rank.
+  void Run(const FileAggregation& plan, int64_t time, std::vector<RegularBox>& cells, bool last_round);
+  /// Collective: every write done (with sync: on the disk) and its errors agreed.
+  void Finish();
+  /// The bytes of this rank's aggregator parts written so far.
+  int64_t aggregator_bytes() const { return aggregator_bytes_; }
+
+ private:
+  class PutStaging;
+  // The phases of a round.
+  void Fill(const FileAggregation& plan, int64_t my_agg, uint8_t* agg_buffer);
+  std::exception_ptr Encode(const FileAggregation& plan, std::vector<RegularBox>& cells, bool last_round,
+                            int64_t half_offset, const std::vector<uint8_t*>& direct, PutStaging& staging);
+  void Exchange(const PutStaging& staging, std::exception_ptr& error);
+  void WriteFiles(const FileAggregation& plan, int64_t my_agg, const std::vector<const uint8_t*>& readable,
+                  int64_t time, int half);
+  void WaitFor(int half);
+
+  MPI_Comm comm_;
+  const IdxHeader& header_;
+  const BlockFiles& files_;
+  const CellPlan& cells_;
+  const WriteRounds& rounds_;
+  const WriteOptions& options_;
+  IoStats& stats_;
+  const BlockLayout layout_;
+  const int rank_, ranks_;
+  const int exceptions_ = std::uncaught_exceptions();
+  std::shared_ptr<AggregationWindow> window_;
+  // One I/O thread runs the writes in order and does no MPI; declared after the window, so its
+  // destructor finishes the queued writes and joins before the window goes.
+  std::optional<ThreadPool> io_thread_;
+  std::future<void> in_flight_[2];  // the write of each half
+  std::exception_ptr io_error_;     // of a write waited for, agreed at the next agreement
+  int64_t round_index_ = 0;
+  int64_t aggregator_bytes_ = 0;
+};
+
+}  // namespace hzio::mpi
