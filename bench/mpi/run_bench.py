@@ -177,7 +177,8 @@ def run_sizes(args):
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     t_start = time.time()
     cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
-           f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else ""))
+           f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else "") +
+           (" --only-read" if args.only_read else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
           f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores); 1-minute load",
@@ -189,6 +190,8 @@ def run_sizes(args):
     skipped = []
     for regime in regimes:
         for op, flags, title in REGIMES[regime]:
+            if args.only_read and op != "read":
+                continue
             names = [m.write if op == "write" else m.read for m in methods]
             subject = names[0]
             order = ("restructure", "hz", "aggregate", "io") if op == "write" else ("io", "aggregate", "hz", "restructure")
@@ -255,6 +258,8 @@ def main():
     ap.add_argument("--regimes", default="page,durable,cold", help="with --sizes: any of page, durable, cold")
     ap.add_argument("--pidx", action="store_true",
                     help="with --sizes: PIDX 0.9.3 too (hzio_mpi_bench built with -DPIDX_DIR, README.md)")
+    ap.add_argument("--only-read", action="store_true",
+                    help="with --sizes: the read tables only (page-cache and cold reads; no write runs)")
     ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     args = ap.parse_args()

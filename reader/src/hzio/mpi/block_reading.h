@@ -1,6 +1,7 @@
 /// Reading decoded blocks for the parallel reader (idx-format.md §4.3–4.7): the aggregators (two-
 /// phase) and every rank (one-phase) read a sorted list of blocks of one field and timestep,
-/// file by file, with one table read and one large payload read per file, and decode each block
+/// file by file, with one table read and large payload reads (pieces of a few MiB, each placed before
+/// the next is read), and decode each block
 /// into caller memory in row-major order over its block grid (hz-ordered blocks are permuted),
 /// so later copies into result boxes are planned per axis. Also the per-axis copy between grids.
 #pragma once

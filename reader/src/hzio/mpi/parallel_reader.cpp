@@ -97,6 +97,9 @@ ClassicBlockSource& ParallelReader::Blocks() {
   if (!blocks_) {
     ClassicBlockSource::Options serial;
     serial.threads = 1;
+    // One thread reading each file in order: the kernel's own sequential read-ahead streams it
+    // (fadvise WILLNEED windows ahead of it made cold reads 30% slower here, RESULTS.md).
+    serial.read_ahead_bytes = 0;
     auto header = std::make_shared<const IdxHeader>(header_);
     if (header_.pidx_chunking) {  // the files hold chunk records; blocks_ reads them as stored
       chunks_ = OpenPidxChunkBlocks(header, layout_, idx_path_, idx_identity_, serial);
@@ -237,22 +240,74 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
 }
 
+// The plan of a two-phase read, the same on every rank: the read units, the units of every box of
+// this rank, and the rounds (contiguous parts of the needed units) under the memory budget.
+struct ParallelReader::TwoPhasePlan {
+  const BlockLayout* units = nullptr;
+  std::vector<std::vector<uint64_t>> box_blocks;  // per clipped box: its units at levels 0..level
+  std::vector<ReadPlan> rounds;
+  std::vector<int64_t> sample_bytes;  // per field read
+  int64_t window_bytes = 0;           // the largest round's aggregator bytes, every field together
+
+  // Where field k starts in an aggregator's part of the window: its range of every field, field
+  // after field.
+  int64_t FieldBase(const ReadPlan& plan, int64_t agg, size_t k) const {
+    int64_t base = 0;
+    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
+    return base;
+  }
+};
+
+// One contiguous range of slabs (of a block's slowest axis) a rank takes from an aggregator's part
+// of the window, and where its samples go in a result box.
+struct ParallelReader::Fetch {
+  size_t field, box;
+  AxisCopy plan[kMaxDims];  // from the fetched slabs to the result grid
+  Point count;              // the fetched slabs' grid
+  int target;
+  int64_t displacement, bytes, at;
+  const uint8_t* direct;  // the range itself when this rank can load it, else null
+};
+
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results, int64_t budget) {
-  const int ranks = CommSize(comm_);
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
+  // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
+  // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
+  const TwoPhasePlan plan = PlanTwoPhase(fields, level, region, clipped, budget);
+  stats_.aggregators = plan.rounds.front().aggregators;
+  stats_.rounds = static_cast<int64_t>(plan.rounds.size());
+  // The window is the communicator's (cached, regrown collectively when a read needs more): every
+  // rank derives the same size from the global plan, so the decision is the same everywhere. It
+  // holds the largest round and is reused by every round.
+  const double t0 = MPI_Wtime();
+  const std::shared_ptr<AggregationWindow> window = AggregationWindow::Acquire(comm_, plan.window_bytes, options_.windows);
+  stats_.local.io += MPI_Wtime() - t0;
+  std::exception_ptr error;
+  for (size_t r = 0; r < plan.rounds.size(); ++r) {
+    ReadRoundFiles(plan, r, *window, fields, time, level, error);
+    const std::vector<Fetch> fetches = PlanFetches(plan, r, *window, clipped, results, error);
+    const PooledBuffer arena = ExchangeRound(plan, fetches, *window, results, error);
+    PlaceFetched(plan, fetches, arena, results, error);
+  }
+  return error;
+}
 
+ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+                                                          const std::vector<Box>& clipped, int64_t budget) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
+  const int ranks = CommSize(comm_);
   const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
+  const int64_t aggregators = std::min<int64_t>(want, ranks);
+  TwoPhasePlan plan;
   std::vector<uint64_t> region_blocks;
-  const BlockLayout& units = PlanLayout(region, level, std::min<int64_t>(want, ranks), region_blocks);
-  std::vector<std::vector<uint64_t>> box_blocks;
+  plan.units = &PlanLayout(region, level, aggregators, region_blocks);
   std::vector<uint8_t> needed(region_blocks.size(), 0);
   for (const Box& b : clipped) {
-    box_blocks.push_back(BoxBlocks(header_, units, b, level));
-    for (uint64_t id : box_blocks.back())
+    plan.box_blocks.push_back(BoxBlocks(header_, *plan.units, b, level));
+    for (uint64_t id : plan.box_blocks.back())
       needed[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
                                  region_blocks.begin())] = 1;
   }
@@ -265,57 +320,33 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   for (size_t i = 0; i < needed.size(); ++i)
     if (needed[i]) blocks.push_back(region_blocks[i]);
   int64_t sample_bytes = 0;  // of every field read, together
-  for (const int field : fields) sample_bytes += header_.fields[static_cast<size_t>(field)].dtype.SampleBytes();
-  const int64_t aggregators = std::min<int64_t>(want, ranks);
-  std::vector<ReadPlan> rounds = PlanRounds(units, std::move(blocks), aggregators, sample_bytes, budget);
-  stats_.aggregators = rounds.front().aggregators;
-  stats_.rounds = static_cast<int64_t>(rounds.size());
-
-  // The window is the communicator's (cached, regrown collectively when a read needs more): every
-  // rank derives the same size from the global plan, so the decision is the same everywhere. It
-  // holds the largest round and is reused by every round.
-  int64_t need = 0;
-  for (const ReadPlan& plan : rounds) need = std::max(need, plan.MaxAggregatorSamples() * sample_bytes);
-  const double t0 = MPI_Wtime();
-  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, need, options_.windows);
-  stats_.local.io += MPI_Wtime() - t0;
-  std::exception_ptr error;
-  for (const ReadPlan& plan : rounds)
-    ReadRound(units, plan, *shared_window, fields, time, level, clipped, box_blocks, results, error);
-  return error;
+  for (const int field : fields) {
+    plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
+    sample_bytes += plan.sample_bytes.back();
+  }
+  plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget);
+  for (const ReadPlan& round : plan.rounds)
+    plan.window_bytes = std::max(plan.window_bytes, round.MaxAggregatorSamples() * sample_bytes);
+  return plan;
 }
 
-void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
-                               const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
-                               const std::vector<std::vector<uint64_t>>& box_blocks,
-                               std::vector<std::vector<Target>>& results, std::exception_ptr& error) {
-  const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
-  const int64_t bs = plan.block_samples;
-  // This round's blocks: a contiguous part of the sorted list of needed blocks.
-  const uint64_t first_block = plan.blocks.empty() ? 1 : plan.blocks.front();
-  const uint64_t last_block = plan.blocks.empty() ? 0 : plan.blocks.back();
-
-  // An aggregator's window holds its sample range of every field, field after field.
-  std::vector<int64_t> sample_bytes;
-  for (const int field : fields) sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
-  const auto field_base = [&](int64_t agg, size_t k) {
-    int64_t base = 0;
-    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
-    return base;
-  };
-  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators, ranks);
-  double t0 = MPI_Wtime(), layout_seconds = 0;
-  // A failed read is agreed on together with the gets below (one agreement instead of two): the
-  // opening fence already orders the aggregators' reads before anyone's gets. A rank that failed
-  // in an earlier round does no more work but still takes part in the fences.
+void ParallelReader::ReadRoundFiles(const TwoPhasePlan& plan, size_t round, AggregationWindow& window,
+                                    const std::vector<int>& fields, int64_t time, int level, std::exception_ptr& error) {
+  // A failed read is agreed on together with the gets of the exchange (one agreement instead of
+  // two): its opening fence already orders the aggregators' reads before anyone's gets. A rank that
+  // failed in an earlier round does no more work but still takes part in the fences.
+  const ReadPlan& r = plan.rounds[round];
+  const int64_t my_agg = AggregatorOfRank(CommRank(comm_), r.aggregators, CommSize(comm_));
+  const double t0 = MPI_Wtime();
+  double layout_seconds = 0;
   try {
     if (my_agg >= 0 && !error) {
       for (size_t k = 0; k < fields.size(); ++k) {
-        const ReadIntoWindow r =
-            ReadAggregatorRange(units, plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
-        stats_.file_bytes += r.file_bytes;
-        layout_seconds += r.layout_seconds;
-        stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
+        const ReadIntoWindow read = ReadAggregatorRange(*plan.units, r, my_agg, fields[k], time, level,
+                                                        window.data() + plan.FieldBase(r, my_agg, k));
+        stats_.file_bytes += read.file_bytes;
+        layout_seconds += read.layout_seconds;
+        stats_.local_aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
       }
     }
   } catch (...) {
@@ -323,7 +354,13 @@ void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, A
   }
   stats_.local.hz += layout_seconds;
   stats_.local.io += MPI_Wtime() - t0 - layout_seconds;
+}
 
+std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePlan& plan, size_t round,
+                                                               const AggregationWindow& window,
+                                                               const std::vector<Box>& clipped,
+                                                               const std::vector<std::vector<Target>>& results,
+                                                               std::exception_ptr& error) const {
   // Every rank fetches the slabs (of a block's slowest axis) that hold its samples: one
   // contiguous range per (field, box, block, holding aggregator). A range this rank can load
   // directly (its own aggregator's, or one on this node with a node-shared window) is placed
@@ -331,63 +368,68 @@ void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, A
   // after it. Contiguous gets, because Open MPI's rdma component moves strided datatypes one row
   // per transfer (80x slower on a 128 MiB read here). A range covers whole slabs, so it may carry
   // a few samples outside the box.
-  struct Fetch {
-    size_t field, box;
-    AxisCopy plan[kMaxDims];  // from the fetched slabs to the result grid
-    Point count;              // the fetched slabs' grid
-    int target;
-    int64_t displacement, bytes, at;
-    const uint8_t* direct;  // the range itself when this rank can load it, else null
-  };
-  t0 = MPI_Wtime();
   std::vector<Fetch> fetches;
+  if (error) return fetches;
+  const ReadPlan& r = plan.rounds[round];
+  const int ranks = CommSize(comm_), dims = header_.dims(), outer = dims - 1;
+  const int64_t bs = r.block_samples;
+  // This round's blocks: a contiguous part of the sorted list of needed blocks.
+  const uint64_t first_block = r.blocks.empty() ? 1 : r.blocks.front();
+  const uint64_t last_block = r.blocks.empty() ? 0 : r.blocks.back();
   int64_t arena_bytes = 0;
-  if (!error) {
-    try {
-      for (size_t k = 0; k < fields.size(); ++k) {
-        const int64_t sb = sample_bytes[k];
-        for (size_t bi = 0; bi < clipped.size(); ++bi) {
-          for (uint64_t id : box_blocks[bi]) {
-            if (id < first_block || id > last_block) continue;  // another round's
-            AxisCopy copy[kMaxDims];
-            const Grid g = units.BlockGrid(id);
-            if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
-            const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
-            const int outer = dims - 1;
-            const int64_t slab = plan.slab[static_cast<size_t>(index)];
-            const AxisCopy whole = copy[outer];
-            // The selected slabs, cut where the holding aggregator changes.
-            for (int64_t m0 = 0; m0 < whole.count;) {
-              const auto slab_of = [&](int64_t m) { return whole.src_first + m * whole.src_step; };
-              const auto owner = [&](int64_t m) { return plan.AggregatorOfSlab(index * bs + slab_of(m) * slab); };
-              const int64_t agg = owner(m0);
-              int64_t m1 = m0 + 1;
-              while (m1 < whole.count && owner(m1) == agg) ++m1;
-              const int target = AggregatorRank(agg, plan.aggregators, ranks);
-              Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
-              std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
-              const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
-              f.count[outer] = last - first + 1;
-              f.plan[outer].src_first = 0;
-              f.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
-              f.plan[outer].count = m1 - m0;
-              f.displacement = field_base(agg, k) + (index * bs + first * slab - plan.Range(agg).begin) * sb;
-              f.bytes = f.count[outer] * slab * sb;
-              if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
-              else arena_bytes += f.bytes;
-              fetches.push_back(f);
-              m0 = m1;
-            }
+  try {
+    for (size_t k = 0; k < plan.sample_bytes.size(); ++k) {
+      const int64_t sb = plan.sample_bytes[k];
+      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+        for (uint64_t id : plan.box_blocks[bi]) {
+          if (id < first_block || id > last_block) continue;  // another round's
+          AxisCopy copy[kMaxDims];
+          const Grid g = plan.units->BlockGrid(id);
+          if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
+          const int64_t index = std::lower_bound(r.blocks.begin(), r.blocks.end(), id) - r.blocks.begin();
+          const int64_t slab = r.slab[static_cast<size_t>(index)];
+          const AxisCopy whole = copy[outer];
+          // The selected slabs, cut where the holding aggregator changes.
+          for (int64_t m0 = 0; m0 < whole.count;) {
+            const auto slab_of = [&](int64_t m) { return whole.src_first + m * whole.src_step; };
+            const auto owner = [&](int64_t m) { return r.AggregatorOfSlab(index * bs + slab_of(m) * slab); };
+            const int64_t agg = owner(m0);
+            int64_t m1 = m0 + 1;
+            while (m1 < whole.count && owner(m1) == agg) ++m1;
+            const int target = AggregatorRank(agg, r.aggregators, ranks);
+            Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
+            std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
+            const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
+            f.count[outer] = last - first + 1;
+            f.plan[outer].src_first = 0;
+            f.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
+            f.plan[outer].count = m1 - m0;
+            f.displacement = plan.FieldBase(r, agg, k) + (index * bs + first * slab - r.Range(agg).begin) * sb;
+            f.bytes = f.count[outer] * slab * sb;
+            if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
+            else arena_bytes += f.bytes;
+            fetches.push_back(f);
+            m0 = m1;
           }
         }
       }
-    } catch (...) {
-      error = std::current_exception();
     }
+  } catch (...) {
+    error = std::current_exception();
   }
+  return fetches;
+}
+
+PooledBuffer ParallelReader::ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches,
+                                           AggregationWindow& window, std::vector<std::vector<Target>>& results,
+                                           std::exception_ptr& error) {
+  const double t0 = MPI_Wtime();
   PooledBuffer arena;
   if (!error) {
     try {
+      int64_t arena_bytes = 0;
+      for (const Fetch& f : fetches)
+        if (!f.direct) arena_bytes += f.bytes;
       arena = PooledBuffer(static_cast<size_t>(arena_bytes));
     } catch (...) {
       error = std::current_exception();  // still take part in the fences below
@@ -402,24 +444,32 @@ void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, A
       error = std::current_exception();
     }
   }
-  const auto place = [&](const Fetch& f, const uint8_t* src) {
-    CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, dims,
-                sample_bytes[f.field]);
-  };
   double placing = 0;
   if (!error) {  // before the closing fence: an aggregator may reuse its part right after it
     const double t1 = MPI_Wtime();
     for (const Fetch& f : fetches)
-      if (f.direct) place(f, f.direct);
-    placing += MPI_Wtime() - t1;
+      if (f.direct) Place(plan, f, f.direct, results);
+    placing = MPI_Wtime() - t1;
   }
   window.Fence(MPI_MODE_NOSUCCEED);  // closes it: every get is complete
   stats_.local.aggregate += MPI_Wtime() - t0 - placing;
-  t0 = MPI_Wtime();
+  stats_.local.restructure += placing;
+  return arena;
+}
+
+void ParallelReader::PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
+                                  std::vector<std::vector<Target>>& results, const std::exception_ptr& error) {
+  const double t0 = MPI_Wtime();
   if (!error)
     for (const Fetch& f : fetches)
-      if (!f.direct) place(f, arena.data() + f.at);
-  stats_.local.restructure += MPI_Wtime() - t0 + placing;
+      if (!f.direct) Place(plan, f, arena.data() + f.at, results);
+  stats_.local.restructure += MPI_Wtime() - t0;
+}
+
+void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src,
+                           std::vector<std::vector<Target>>& results) const {
+  CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, header_.dims(),
+              plan.sample_bytes[f.field]);
 }
 
 std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,

@@ -41,6 +41,7 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/access/aggregation_plan.h"
 #include "hzio/mpi/aggregation_window.h"
+#include "hzio/util/buffer_pool.h"
 #include "hzio/mpi/stats.h"
 
 namespace hzio::mpi {
@@ -142,17 +143,33 @@ class ParallelReader {
     int64_t file_bytes = 0;
     double layout_seconds = 0;
   };
-  // Both return this rank's error, agreed on by the caller with the statistics.
+  struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)
+  struct Fetch;         // a range of slabs a rank takes from an aggregator (the .cpp)
+  // Both return this rank's error, agreed on by the caller with the statistics. The two-phase
+  // read is its phases in order: PlanTwoPhase, then per round ReadRoundFiles, PlanFetches,
+  // ExchangeRound and PlaceFetched. `error` carries this rank's error from phase to phase and round
+  // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
                                   int64_t budget);
-  // One round of a two-phase read: the aggregators read their ranges of `plan` into the window,
-  // every rank gets and places its samples of the round's blocks. `error` carries this rank's
-  // error from round to round (a failed rank does nothing more but takes part in the fences).
-  void ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
-                 const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
-                 const std::vector<std::vector<uint64_t>>& box_blocks, std::vector<std::vector<Target>>& results,
-                 std::exception_ptr& error);
+  // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`.
+  TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+                            const std::vector<Box>& clipped, int64_t budget);
+  // Phase 2: an aggregator reads and decodes its ranges of a round's files into the window.
+  void ReadRoundFiles(const TwoPhasePlan& plan, size_t round, AggregationWindow& window, const std::vector<int>& fields,
+                      int64_t time, int level, std::exception_ptr& error);
+  // Phase 3a: the ranges of a round's window this rank needs, per (field, box, unit, aggregator).
+  std::vector<Fetch> PlanFetches(const TwoPhasePlan& plan, size_t round, const AggregationWindow& window,
+                                 const std::vector<Box>& clipped, const std::vector<std::vector<Target>>& results,
+                                 std::exception_ptr& error) const;
+  // Phase 3b (collective): one epoch of the window: gets into the returned arena, the ranges this
+  // rank can load directly placed inside it.
+  PooledBuffer ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, AggregationWindow& window,
+                             std::vector<std::vector<Target>>& results, std::exception_ptr& error);
+  // Phase 4: the ranges got into the arena placed into the result boxes.
+  void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
+                    std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
+  void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
