@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -337,7 +338,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
           continue;
         }
         Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
-        const double t0 = MPI_Wtime();
+        const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
         const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
         if (!w.raw_hz) {
           if (decoded_block != fb) {
@@ -351,7 +352,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
           PermuteCoarse(dst, hz_samples, table, sb, units, max_level, want);
         else
           Permute(dst, hz_samples, table, sb, want);
-        stats.layout_seconds += MPI_Wtime() - t0;
+        stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
     }
   });

@@ -1,10 +1,12 @@
 #include "hzio/mpi/parallel_reader.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iterator>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/util/buffer_pool.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 
@@ -66,7 +69,7 @@ ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, cons
 }
 
 ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options)
-    : comm_(comm), idx_path_(std::move(idx_path)), options_(options) {
+    : comm_(comm), idx_path_(std::move(idx_path)), options_(options), rank_(CommRank(comm)), ranks_(CommSize(comm)) {
   // Rank 0 reads the .idx and broadcasts it (a usual header costs one broadcast). Every rank then
   // parses the same text: a malformed header throws the same Error everywhere without agreement.
   std::string text;
@@ -207,9 +210,11 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   std::vector<int64_t> corners;  // maxima of -lo and hi, and of -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners.push_back(options_.overlap ? 0 : 1);  // any rank that asks for no overlap gets none
   corners.push_back(-budget);
   corners = AgreeAndMax(comm_, std::move(corners), input_error);
   budget = -corners.back();  // the smallest of any rank holds for all
+  const bool overlap = corners[corners.size() - 2] == 0;
   Box region{Point(dims), Point(dims)};
   for (int d = 0; d < dims; ++d) {
     region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];
@@ -225,7 +230,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   // in a file of its own (idx-format.md §4.12). Every rank then reads the blocks of its own boxes.
   const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked && !arco)
-    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget);
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
@@ -247,15 +252,24 @@ struct ParallelReader::TwoPhasePlan {
   std::vector<std::vector<uint64_t>> box_blocks;  // per clipped box: its units at levels 0..level
   std::vector<ReadPlan> rounds;
   std::vector<int64_t> sample_bytes;  // per field read
-  int64_t window_bytes = 0;           // the largest round's aggregator bytes, every field together
+  int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
+  bool overlap = false;               // rounds alternate between two halves of the window
 
-  // Where field k starts in an aggregator's part of the window: its range of every field, field
-  // after field.
-  int64_t FieldBase(const ReadPlan& plan, int64_t agg, size_t k) const {
-    int64_t base = 0;
+  int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
+  // Where field k of a round starts in an aggregator's part of the window: the round's half, then
+  // its range of every field, field after field.
+  int64_t Offset(size_t round, int64_t agg, size_t k) const {
+    const ReadPlan& plan = rounds[round];
+    int64_t base = overlap ? static_cast<int64_t>(round % 2) * round_bytes : 0;
     for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
     return base;
   }
+};
+
+// What an aggregator's read of one round's files did (no MPI: it may run on the I/O thread).
+struct ParallelReader::RoundRead {
+  int64_t file_bytes = 0, aggregator_bytes = 0;
+  double seconds = 0, layout_seconds = 0;
 };
 
 // One contiguous range of slabs (of a block's slowest axis) a rank takes from an aggregator's part
@@ -271,31 +285,63 @@ struct ParallelReader::Fetch {
 
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
-                                                std::vector<std::vector<Target>>& results, int64_t budget) {
+                                                std::vector<std::vector<Target>>& results, int64_t budget, bool overlap) {
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
-  const TwoPhasePlan plan = PlanTwoPhase(fields, level, region, clipped, budget);
+  const TwoPhasePlan plan = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
   stats_.aggregators = plan.rounds.front().aggregators;
   stats_.rounds = static_cast<int64_t>(plan.rounds.size());
+  stats_.overlapped = plan.overlap;
   // The window is the communicator's (cached, regrown collectively when a read needs more): every
   // rank derives the same size from the global plan, so the decision is the same everywhere. It
-  // holds the largest round and is reused by every round.
-  const double t0 = MPI_Wtime();
-  const std::shared_ptr<AggregationWindow> window = AggregationWindow::Acquire(comm_, plan.window_bytes, options_.windows);
+  // holds the largest round (twice when overlapped) and is reused by every round.
+  double t0 = MPI_Wtime();
+  const std::shared_ptr<AggregationWindow> window = AggregationWindow::Acquire(comm_, plan.WindowBytes(), options_.windows);
   stats_.local.io += MPI_Wtime() - t0;
+  Blocks();  // made here, before the I/O thread may use it
+  // Overlapped: round r+1's files are read on one I/O thread (no MPI) into the other half of the
+  // window while round r is exchanged and placed. That half was round r-1's, whose closing fence
+  // every rank has passed (no get or direct load of it is left). The thread is declared after the
+  // window and the plan, so if anything throws its destructor finishes the read before they go.
+  std::optional<ThreadPool> io_thread;
+  if (plan.overlap) io_thread.emplace(1);
+  std::future<RoundRead> ahead;
   std::exception_ptr error;
   for (size_t r = 0; r < plan.rounds.size(); ++r) {
-    ReadRoundFiles(plan, r, *window, fields, time, level, error);
+    t0 = MPI_Wtime();
+    try {
+      if (ahead.valid()) {  // read during the previous round: only the wait is not hidden
+        const RoundRead read = ahead.get();
+        stats_.file_bytes += read.file_bytes;
+        stats_.local_aggregator_bytes += read.aggregator_bytes;
+        stats_.local.io += MPI_Wtime() - t0;
+      } else if (!error) {
+        const RoundRead read = ReadRoundFiles(plan, r, window->data(), fields, time, level);
+        stats_.file_bytes += read.file_bytes;
+        stats_.local_aggregator_bytes += read.aggregator_bytes;
+        stats_.local.hz += read.layout_seconds;
+        stats_.local.io += read.seconds - read.layout_seconds;
+      }
+    } catch (...) {
+      if (!error) error = std::current_exception();  // agreed with the exchange's gets
+    }
+    if (plan.overlap && r + 1 < plan.rounds.size() && !error) {
+      auto task = std::make_shared<std::packaged_task<RoundRead()>>(
+          [&, next = r + 1] { return ReadRoundFiles(plan, next, window->data(), fields, time, level); });
+      ahead = task->get_future();
+      io_thread->Submit([task] { (*task)(); });
+    }
     const std::vector<Fetch> fetches = PlanFetches(plan, r, *window, clipped, results, error);
     const PooledBuffer arena = ExchangeRound(plan, fetches, *window, results, error);
     PlaceFetched(plan, fetches, arena, results, error);
   }
+  if (ahead.valid()) ahead.wait();  // only after an error, which stopped the rounds' work
   return error;
 }
 
 ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
-                                                          const std::vector<Box>& clipped, int64_t budget) {
+                                                          const std::vector<Box>& clipped, int64_t budget, bool overlap) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
   const int ranks = CommSize(comm_);
@@ -324,36 +370,40 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
     plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
     sample_bytes += plan.sample_bytes.back();
   }
-  plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget);
+  // Overlapped rounds take half of the budget each. A read that fits one half but is large is cut
+  // into kOverlapRounds rounds all the same, so that its reads have an exchange to hide behind.
+  constexpr int64_t kOverlapMinBytes = int64_t{16} << 20, kOverlapRounds = 4;
+  plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, overlap ? budget / 2 : budget);
+  if (overlap && plan.rounds.size() == 1) {
+    const int64_t need = plan.rounds.front().MaxAggregatorSamples() * sample_bytes;
+    if (need >= kOverlapMinBytes)
+      plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, (need + kOverlapRounds - 1) / kOverlapRounds);
+  }
+  plan.overlap = overlap && plan.rounds.size() > 1;
+  if (overlap && !plan.overlap)  // one round after all: the whole budget is its
+    plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget);
   for (const ReadPlan& round : plan.rounds)
-    plan.window_bytes = std::max(plan.window_bytes, round.MaxAggregatorSamples() * sample_bytes);
+    plan.round_bytes = std::max(plan.round_bytes, round.MaxAggregatorSamples() * sample_bytes);
   return plan;
 }
 
-void ParallelReader::ReadRoundFiles(const TwoPhasePlan& plan, size_t round, AggregationWindow& window,
-                                    const std::vector<int>& fields, int64_t time, int level, std::exception_ptr& error) {
-  // A failed read is agreed on together with the gets of the exchange (one agreement instead of
-  // two): its opening fence already orders the aggregators' reads before anyone's gets. A rank that
-  // failed in an earlier round does no more work but still takes part in the fences.
+ParallelReader::RoundRead ParallelReader::ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window,
+                                                        const std::vector<int>& fields, int64_t time, int level) {
+  // No MPI here (it may run on the I/O thread): the plan says which aggregator this rank is.
+  RoundRead read;
   const ReadPlan& r = plan.rounds[round];
-  const int64_t my_agg = AggregatorOfRank(CommRank(comm_), r.aggregators, CommSize(comm_));
-  const double t0 = MPI_Wtime();
-  double layout_seconds = 0;
-  try {
-    if (my_agg >= 0 && !error) {
-      for (size_t k = 0; k < fields.size(); ++k) {
-        const ReadIntoWindow read = ReadAggregatorRange(*plan.units, r, my_agg, fields[k], time, level,
-                                                        window.data() + plan.FieldBase(r, my_agg, k));
-        stats_.file_bytes += read.file_bytes;
-        layout_seconds += read.layout_seconds;
-        stats_.local_aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
-      }
-    }
-  } catch (...) {
-    error = std::current_exception();
+  const int64_t my_agg = AggregatorOfRank(rank_, r.aggregators, ranks_);
+  if (my_agg < 0) return read;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const ReadIntoWindow part =
+        ReadAggregatorRange(*plan.units, r, my_agg, fields[k], time, level, window + plan.Offset(round, my_agg, k));
+    read.file_bytes += part.file_bytes;
+    read.layout_seconds += part.layout_seconds;
+    read.aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
   }
-  stats_.local.hz += layout_seconds;
-  stats_.local.io += MPI_Wtime() - t0 - layout_seconds;
+  read.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return read;
 }
 
 std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePlan& plan, size_t round,
@@ -404,7 +454,7 @@ std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePla
             f.plan[outer].src_first = 0;
             f.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
             f.plan[outer].count = m1 - m0;
-            f.displacement = plan.FieldBase(r, agg, k) + (index * bs + first * slab - r.Range(agg).begin) * sb;
+            f.displacement = plan.Offset(round, agg, k) + (index * bs + first * slab - r.Range(agg).begin) * sb;
             f.bytes = f.count[outer] * slab * sb;
             if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
             else arena_bytes += f.bytes;

@@ -56,6 +56,10 @@ struct ReadOptions {
   int64_t memory_budget = 0;  // bytes of aggregator window per rank for two-phase reads (the minimum
                               // over ranks counts); 0 = AggregationWindow::DefaultBudget (256 MiB). Larger
                               // reads go in rounds.
+  bool overlap = false;       // read round r+1's files on an I/O thread into one half of the window while round
+                              // r is exchanged and placed (rounds of half the budget; a read of >= 16 MiB per
+                              // aggregator cut into 4). Off by default: on this 2-core machine it was no faster
+                              // (bench/mpi/RESULTS.md); any rank saying false turns it off for the read.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
@@ -145,19 +149,22 @@ class ParallelReader {
   };
   struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)
   struct Fetch;         // a range of slabs a rank takes from an aggregator (the .cpp)
+  struct RoundRead;     // what an aggregator's read of a round's files did (the .cpp)
   // Both return this rank's error, agreed on by the caller with the statistics. The two-phase
   // read is its phases in order: PlanTwoPhase, then per round ReadRoundFiles, PlanFetches,
   // ExchangeRound and PlaceFetched. `error` carries this rank's error from phase to phase and round
   // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                                  int64_t budget);
-  // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`.
+                                  int64_t budget, bool overlap);
+  // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`
+  // (halves of it when overlapped).
   TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
-                            const std::vector<Box>& clipped, int64_t budget);
-  // Phase 2: an aggregator reads and decodes its ranges of a round's files into the window.
-  void ReadRoundFiles(const TwoPhasePlan& plan, size_t round, AggregationWindow& window, const std::vector<int>& fields,
-                      int64_t time, int level, std::exception_ptr& error);
+                            const std::vector<Box>& clipped, int64_t budget, bool overlap);
+  // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
+  // window (`window`: its base). No MPI: runs on the I/O thread when rounds are overlapped. Throws.
+  RoundRead ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window, const std::vector<int>& fields,
+                           int64_t time, int level);
   // Phase 3a: the ranges of a round's window this rank needs, per (field, box, unit, aggregator).
   std::vector<Fetch> PlanFetches(const TwoPhasePlan& plan, size_t round, const AggregationWindow& window,
                                  const std::vector<Box>& clipped, const std::vector<std::vector<Target>>& results,
@@ -186,6 +193,7 @@ class ParallelReader {
   MPI_Comm comm_;
   std::string idx_path_;
   ReadOptions options_;
+  int rank_ = 0, ranks_ = 1;  // in comm_ (asked once: the I/O thread makes no MPI calls)
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
   std::optional<FileIdentity> idx_identity_;  // of the .idx right after it was read (its version)
