@@ -19,6 +19,12 @@ bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box) 
   return PlanGridCopy(g, g, box, plan);
 }
 
+std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level) {
+  std::vector<uint64_t> blocks = layout.BlocksInRegion(box, LevelRange{0, level});
+  std::erase_if(blocks, [&](uint64_t b) { return !BlockTouchesBox(layout, b, header.box); });
+  return blocks;
+}
+
 namespace {
 
 // count samples of sb bytes, dst_pitch / src_pitch bytes apart: fixed-size word copies for the

@@ -47,4 +47,7 @@ void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const
 /// stored (idx-format.md §4.6), so neither the writer nor the reader touches them.
 bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box);
 
+/// The blocks of `box` at levels 0..level that hold samples of the dataset box, ascending.
+std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level);
+
 }  // namespace hzio::mpi
