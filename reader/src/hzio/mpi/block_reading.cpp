@@ -247,18 +247,29 @@ constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 
 }  // namespace
 
-BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, int field, int64_t time,
-                          const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors, int max_level, const std::vector<Span>* rows) {
+BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
+                          int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
+                          int max_level, const std::vector<Span>* rows) {
   BlockReadStats stats;
+  if (targets.empty()) return stats;
   const IdxHeader& header = source.header();
-  const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
-  const ReadGeometry g = GeometryOf(source, units, field, max_level);
-  const int shift = g.shift;
-  const int64_t unit_samples = g.unit_samples, file_block_bytes = g.file_block_bytes, sb = g.sb;
-  const int64_t unit0_needed = g.unit0_needed;
-  uint8_t* const scratch = Scratch(0, static_cast<size_t>(file_block_bytes)).data();
-  const std::vector<uint8_t> fill = header.fields[static_cast<size_t>(field)].DefaultSample();
+  struct Target {
+    const FieldTarget* target;
+    const Field* field;
+    ReadGeometry g;
+    std::vector<uint8_t> fill;  // the field's default sample (§4.9)
+  };
+  std::vector<Target> fields;
+  int64_t scratch_bytes = 0;
+  for (const FieldTarget& t : targets) {
+    const Field& f = header.fields[static_cast<size_t>(t.field)];
+    fields.push_back(Target{&t, &f, GeometryOf(source, units, t.field, max_level), f.DefaultSample()});
+    scratch_bytes = std::max(scratch_bytes, fields.back().g.file_block_bytes);
+  }
+  // The same for every field: the units' shape.
+  const int shift = fields.front().g.shift;
+  const int64_t unit_samples = fields.front().g.unit_samples, unit0_needed = fields.front().g.unit0_needed;
+  uint8_t* const scratch = Scratch(0, static_cast<size_t>(scratch_bytes)).data();
   const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, unit_samples}; };
   const auto file_block = [&](size_t k) { return blocks[k] >> shift; };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
@@ -267,30 +278,39 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     if (!file->file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
-                " of field '" + header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
-      for (size_t k = i; k < j; ++k) FillWithSample(out[k], wanted(k).size(), fill);  // §4.9
+                " of field '" + fields.front().field->name + "', timestep " + std::to_string(time) + ")");
+      for (const Target& t : fields)
+        for (size_t k = i; k < j; ++k) FillWithSample(t.target->out[k], wanted(k).size(), t.fill);  // §4.9
       return;
     }
-    std::vector<Want> wants;
-    for (size_t k = i; k < j; ++k) {
-      const BlockEntry e = source.Entry(*file, field, file_block(k));
-      if (!e.Present()) {  // never written: the field's default value (§4.9)
-        FillWithSample(out[k], wanted(k).size(), fill);
-        continue;
+    // Every field's units of this file, in file order: the file is read in one pass even where its
+    // blocks interleave the fields (the S3D case: each block's four fields side by side).
+    std::vector<std::pair<size_t, Want>> wants;  // (field, want)
+    for (size_t t = 0; t < fields.size(); ++t) {
+      for (size_t k = i; k < j; ++k) {
+        const BlockEntry e = source.Entry(*file, fields[t].target->field, file_block(k));
+        if (!e.Present()) {  // never written: the field's default value (§4.9)
+          FillWithSample(fields[t].target->out[k], wanted(k).size(), fields[t].fill);
+          continue;
+        }
+        wants.emplace_back(t, WantOf(fields[t].g, e, blocks[k], k));
       }
-      wants.push_back(WantOf(g, e, blocks[k], k));
     }
+    // Stable: the units of one block (same bytes) stay together, in order.
+    std::stable_sort(wants.begin(), wants.end(),
+                     [](const auto& x, const auto& y) { return x.second.offset < y.second.offset; });
     // Pieces of consecutive units spanning at most kPieceBytes (one unit at least): one read per
     // piece when it is dense enough, else one read per range.
     std::vector<uint8_t> own;
-    uint64_t decoded_block = UINT64_MAX;  // the file block whose payload `scratch` holds decoded
+    size_t decoded_field = SIZE_MAX;
+    uint64_t decoded_block = UINT64_MAX;  // the file block (of decoded_field) whose payload `scratch` holds decoded
     for (size_t a = 0; a < wants.size();) {
-      uint64_t lo = wants[a].offset, hi = wants[a].offset + wants[a].size, sum = wants[a].size;
+      uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
       size_t b = a + 1;
       for (; b < wants.size(); ++b) {
-        const Want& w = wants[b];
+        const Want& w = wants[b].second;
         const uint64_t next_lo = std::min(lo, w.offset), next_hi = std::max(hi, w.offset + w.size);
-        const bool repeat = wants[b - 1].offset == w.offset && wants[b - 1].size == w.size;  // units of one block
+        const bool repeat = wants[b - 1].second.offset == w.offset && wants[b - 1].second.size == w.size;  // units of one block
         if (!repeat && next_hi - next_lo > kPieceBytes) break;
         lo = next_lo;
         hi = next_hi;
@@ -304,13 +324,18 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         stats.file_bytes += static_cast<int64_t>(hi - lo);
       }
       for (; a < b; ++a) {
-        const Want& w = wants[a];
+        const size_t t = wants[a].first;
+        const Want& w = wants[a].second;
+        const Field& field = *fields[t].field;
+        const DType& dtype = field.dtype;
+        const int64_t sb = fields[t].g.sb, file_block_bytes = fields[t].g.file_block_bytes;
         const uint64_t u = blocks[w.index], fb = file_block(w.index);
+        const bool decoded = decoded_field == t && decoded_block == fb;  // `scratch` holds this payload decoded
         const std::string where = path + " block " + std::to_string(fb);
         const uint8_t* payload = own.data();
         if (one_read) {
           payload = span + (w.offset - lo);
-        } else if (w.raw_hz || decoded_block != fb) {  // else its block is decoded in scratch already
+        } else if (w.raw_hz || !decoded) {  // else its block is decoded in scratch already
           own.resize(static_cast<size_t>(w.size));
           source.ReadRange(*file, w.offset, w.size, own.data());
           stats.file_bytes += static_cast<int64_t>(w.size);
@@ -319,21 +344,24 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         const Codec codec = CodecFromCode(w.entry.codec_code(), where);
         // zfp takes its mode from the field's spec, png/jpg/zfp the block grid's shape (§5, §4.1).
         auto decode = [&](uint8_t* into) {
-          Decode(CodecSpec::ForBlock(codec, header.fields[static_cast<size_t>(field)].compression), payload,
-                 w.entry.size, SampleShape{dtype, source.layout().BlockGrid(fb).count}, into,
-                 static_cast<size_t>(file_block_bytes), where);
+          Decode(CodecSpec::ForBlock(codec, field.compression), payload, w.entry.size,
+                 SampleShape{dtype, source.layout().BlockGrid(fb).count}, into, static_cast<size_t>(file_block_bytes),
+                 where);
         };
-        uint8_t* dst = out[w.index];
+        auto decode_to_scratch = [&] {
+          if (decoded) return;
+          decode(scratch);
+          decoded_field = t;
+          decoded_block = fb;
+        };
+        uint8_t* dst = fields[t].target->out[w.index];
         const Span want = wanted(w.index);
         if (w.entry.row_major()) {
           if (shift == 0 && want.size() == unit_samples) {
             decode(dst);
             continue;
           }
-          if (decoded_block != fb) {
-            decode(scratch);
-            decoded_block = fb;
-          }
+          decode_to_scratch();
           if (shift == 0) {
             std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
             continue;
@@ -347,10 +375,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
         const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
         if (!w.raw_hz) {
-          if (decoded_block != fb) {
-            decode(scratch);
-            decoded_block = fb;
-          }
+          decode_to_scratch();
           hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
         }
         const std::vector<uint32_t>& table = units.RowMajorToHz(units.BlockLevel(u));

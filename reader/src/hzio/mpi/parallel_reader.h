@@ -181,9 +181,9 @@ class ParallelReader {
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
                          std::vector<Target>& targets);
-  // An aggregator reads and decodes its sample range of one field into `buffer`.
-  ReadIntoWindow ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan, int64_t agg, int field,
-                                     int64_t time, int level, uint8_t* buffer);
+  // An aggregator reads and decodes its sample range of every field of a round into its part of the window.
+  ReadIntoWindow ReadAggregatorRange(const TwoPhasePlan& plan, size_t round, int64_t agg, const std::vector<int>& fields,
+                                     int64_t time, int level, uint8_t* window);
   // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
   // blocks holding samples of `region` at levels 0..level.
   const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);

@@ -201,13 +201,10 @@ ParallelReader::RoundRead ParallelReader::ReadRoundFiles(const TwoPhasePlan& pla
   const int64_t my_agg = AggregatorOfRank(rank_, r.aggregators, ranks_);
   if (my_agg < 0) return read;
   const auto t0 = std::chrono::steady_clock::now();
-  for (size_t k = 0; k < fields.size(); ++k) {
-    const ReadIntoWindow part =
-        ReadAggregatorRange(*plan.units, r, my_agg, fields[k], time, level, window + plan.Offset(round, my_agg, k));
-    read.file_bytes += part.file_bytes;
-    read.layout_seconds += part.layout_seconds;
-    read.aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
-  }
+  const ReadIntoWindow part = ReadAggregatorRange(plan, round, my_agg, fields, time, level, window);
+  read.file_bytes += part.file_bytes;
+  read.layout_seconds += part.layout_seconds;
+  for (size_t k = 0; k < fields.size(); ++k) read.aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
   read.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return read;
 }
@@ -366,26 +363,32 @@ const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int6
   return bits == header_.bits_per_block ? *layout_ : layout_of(bits);
 }
 
-ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan,
-                                                                   int64_t agg, int field, int64_t time, int level,
-                                                                   uint8_t* buffer) {
-  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, decoded
-  // straight into place: of a block the range cuts, only the rows inside it.
+ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhasePlan& plan, size_t round,
+                                                                   int64_t agg, const std::vector<int>& fields,
+                                                                   int64_t time, int level, uint8_t* window) {
+  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, of every
+  // field (field after field in its part of the window), decoded straight into place: of a block
+  // the range cuts, only the rows inside it.
   ReadIntoWindow result;
-  const Span span = plan.Range(agg);
+  const ReadPlan& r = plan.rounds[round];
+  const Span span = r.Range(agg);
   if (span.size() == 0) return result;
-  const int64_t sb = header_.fields[static_cast<size_t>(field)].dtype.SampleBytes(), bs = plan.block_samples;
+  const int64_t bs = r.block_samples;
   const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
-  std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
-  std::vector<uint8_t*> out;
+  std::vector<uint64_t> mine(r.blocks.begin() + k0, r.blocks.begin() + k1);
   std::vector<Span> rows;
-  for (int64_t k = k0; k < k1; ++k) {
-    const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
-    out.push_back(buffer + (from - span.begin) * sb);
-    rows.push_back(Span{from - k * bs, to - k * bs});
+  std::vector<FieldTarget> targets;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    uint8_t* const buffer = window + plan.Offset(round, agg, f);
+    targets.push_back(FieldTarget{fields[f], {}});
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
+      targets.back().out.push_back(buffer + (from - span.begin) * plan.sample_bytes[f]);
+      if (f == 0) rows.push_back(Span{from - k * bs, to - k * bs});
+    }
   }
   const BlockReadStats rs =
-      ReadBlocks(Blocks(), units, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
+      ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, &rows);
   result.file_bytes = rs.file_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;
