@@ -248,13 +248,16 @@ TEST(MemoryBudget, NegativeBudgetFailsEverywhereWithAClearError) {
 
 // The reader in rounds: every level, whole cells and a sub-box, several fields at once, the same
 // samples as one round and as the formula.
-TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) {
+// (`compression`: raw blocks are permuted straight from the file's bytes, zip ones decoded first,
+// once per block for all the fields' units that share it: several fields are read in one pass.)
+void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
   ScratchDir dir;
   SyntheticSpec spec;
   spec.dims = Point{45, 31, 17};
   spec.fields = "p:float64,v:float32[3],c:uint8";
   spec.bits_per_block = 9;
   spec.blocks_per_file = 4;
+  spec.compression = compression;
   const std::string idx = dir.File("data/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
   ParallelReader whole(MPI_COMM_WORLD, idx);
@@ -309,6 +312,10 @@ TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) {
     EXPECT_GT(most_rounds, 4);
   }
 }
+
+TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) { ExpectReaderRoundsReadTheSameSamples("raw"); }
+
+TEST(MemoryBudget, ReaderRoundsReadTheSameSamplesOfCompressedBlocks) { ExpectReaderRoundsReadTheSameSamples("zip"); }
 
 // A block file of a late round that is missing, or shorter than its table says (a short read),
 // while the reads of later rounds run on the I/O thread beside the exchange: every rank reports the
