@@ -11,9 +11,10 @@
 /// Several fields can be read in one call. Memory is bounded by ReadOptions::memory_budget: a
 /// read whose aggregator ranges would exceed it goes in rounds over contiguous parts of its block
 /// list (PlanRounds), each read, exchanged and placed before the next reuses the window; the
-/// results do not depend on the rounds. One-phase (for comparison): every rank reads its own
-/// boxes directly with hzio::core's serial engine, which is also how a single rank reads in either
-/// mode (it has nothing to exchange). Errors follow the writer's collective semantics.
+/// results do not depend on the rounds. A single rank reads two-phase as its own aggregator (one
+/// pass per file over every field, then local placement). One-phase (for comparison): every rank
+/// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
+/// collective semantics.
 ///
 /// A PIDX chunked dataset (format/pidx_chunking.h) is read one-phase in both modes: its blocks are
 /// built from chunk records that lie in other blocks (access/pidx_chunk_source.h), which the
