@@ -248,19 +248,26 @@ TEST(MemoryBudget, NegativeBudgetFailsEverywhereWithAClearError) {
 
 // The reader in rounds: every level, whole cells and a sub-box, several fields at once, the same
 // samples as one round and as the formula.
-TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) {
+// (`compression`: raw blocks are permuted straight from the file's bytes, zip ones decoded first,
+// once per block for all the fields' units that share it: several fields are read in one pass.)
+void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
   ScratchDir dir;
   SyntheticSpec spec;
   spec.dims = Point{45, 31, 17};
   spec.fields = "p:float64,v:float32[3],c:uint8";
   spec.bits_per_block = 9;
   spec.blocks_per_file = 4;
+  spec.compression = compression;
   const std::string idx = dir.File("data/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
   ParallelReader whole(MPI_COMM_WORLD, idx);
   ReadOptions small;
   small.memory_budget = 2048;
+  small.overlap = true;
   ParallelReader rounds(MPI_COMM_WORLD, idx, small);
+  ReadOptions one_after_the_other = small;  // rounds of the whole budget, not overlapped
+  one_after_the_other.overlap = false;
+  ParallelReader sequential(MPI_COMM_WORLD, idx, one_after_the_other);
   const IdxHeader& h = whole.header();
   const std::vector<int> fields{0, 1, 2};
   bool ok = true;
@@ -271,33 +278,98 @@ TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) {
       if (sub) box = Box(Point{3, 5, 2}, Point{41, 30, 11}).Intersect(GridCell(h.box, Point{Ranks(), 1, 1}, Rank()));
       std::vector<Box> boxes;
       if (!box.Empty() && whole.HasSamples(box, level)) boxes.push_back(box);
-      std::vector<std::vector<uint8_t>> a, b;
-      std::vector<std::vector<uint8_t*>> out_a, out_b;
+      std::vector<std::vector<uint8_t>> a, b, c;
+      std::vector<std::vector<uint8_t*>> out_a, out_b, out_c;
       for (const int f : fields) {
         const int64_t bytes = boxes.empty() ? 0 : h.fields[static_cast<size_t>(f)].dtype.BytesFor(whole.ResultGrid(box, level).NumSamples());
         a.emplace_back(static_cast<size_t>(bytes), 0xA5);
         b.emplace_back(static_cast<size_t>(bytes), 0x5A);
+        c.emplace_back(static_cast<size_t>(bytes), 0x3C);
         out_a.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{a.back().data()});
         out_b.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{b.back().data()});
+        out_c.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{c.back().data()});
       }
       whole.ReadInto(fields, 0, level, boxes, out_a);
       rounds.ReadInto(fields, 0, level, boxes, out_b);
+      sequential.ReadInto(fields, 0, level, boxes, out_c);
       most_rounds = std::max(most_rounds, rounds.stats().rounds);
       EXPECT_EQ(whole.stats().rounds, 1);
+      EXPECT_EQ(rounds.stats().overlapped, rounds.stats().rounds > 1);
+      EXPECT_FALSE(sequential.stats().overlapped);
       for (size_t k = 0; k < fields.size(); ++k) {
-        ok = ok && a[k] == b[k];
+        ok = ok && a[k] == b[k] && a[k] == c[k];
         if (!boxes.empty())
           ok = ok && FirstSyntheticMismatch(h.fields[k].dtype, fields[k], 0, rounds.ResultGrid(box, level),
                                             b[k].data()) < 0;
       }
     }
   }
-  EXPECT_TRUE(AllRanks(ok)) << "a read in rounds differs from one round or from the formula";
-  // One rank reads one-phase (no aggregation, no rounds); several ranks go in rounds at full resolution.
-  if (Ranks() == 1) {
-    EXPECT_EQ(most_rounds, 1);
-  } else {
-    EXPECT_GT(most_rounds, 4);
+  EXPECT_TRUE(AllRanks(ok)) << "a read in rounds (overlapped or not) differs from one round or from the formula";
+  // Every rank count, one rank too (its own aggregator), goes in rounds at full resolution.
+  EXPECT_GT(most_rounds, 4);
+}
+
+TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) { ExpectReaderRoundsReadTheSameSamples("raw"); }
+
+TEST(MemoryBudget, ReaderRoundsReadTheSameSamplesOfCompressedBlocks) { ExpectReaderRoundsReadTheSameSamples("zip"); }
+
+// A block file of a late round that is missing, or shorter than its table says (a short read),
+// while the reads of later rounds run on the I/O thread beside the exchange: every rank reports the
+// same error naming the file (kNotFound, kCorrupt), in the overlapped and the sequential reader.
+TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{64, 32, 32};
+  spec.fields = "p:float64,v:float32[3]";
+  spec.bits_per_block = 10;
+  spec.blocks_per_file = 4;
+  const std::string idx = dir.File("data/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  const IdxHeader header = IdxHeader::Parse(ReadWholeFile(idx), idx);
+  const BlockLayout layout(header.bitmask, header.bits_per_block);
+  // The file of the last block: read in the last round, on the I/O thread when overlapped.
+  const std::string victim = BlockFiles(header, dir.File("data")).FilePath(layout.total_blocks() - 1, 0);
+  const std::string victim_name = victim.substr(victim.rfind('/') + 1);
+  const std::vector<Box> mine{GridCell(header.box, DefaultGrid(Ranks(), 3), Rank())};
+  const auto read = [&](bool overlap, IoStats* stats) {
+    ReadOptions options;
+    options.memory_budget = 16 << 10;
+    options.overlap = overlap;
+    ParallelReader reader(MPI_COMM_WORLD, idx, options);
+    (void)reader.Read(1, 0, -1, mine);
+    if (stats) *stats = reader.stats();
+  };
+  IoStats good;
+  read(true, &good);
+  ASSERT_TRUE(good.overlapped);
+  ASSERT_GT(good.rounds, 2);
+  const uintmax_t size = std::filesystem::file_size(victim);
+  for (const char* damage : {"missing", "short"}) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) {
+      if (std::string(damage) == "missing") {
+        std::filesystem::rename(victim, victim + ".away");
+      } else {
+        std::filesystem::rename(victim + ".away", victim);
+        std::filesystem::resize_file(victim, size - 1);  // the table is whole, the last payload short
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (const bool overlap : {true, false}) {
+      std::string message;
+      ErrorCode code = ErrorCode::kInternal;
+      try {
+        read(overlap, nullptr);
+        ADD_FAILURE() << damage << ": a read of " << idx << " without all of " << victim << " succeeded";
+      } catch (const Error& e) {
+        code = e.code();
+        message = e.what();
+      }
+      EXPECT_EQ(code, std::string(damage) == "missing" ? ErrorCode::kNotFound : ErrorCode::kCorrupt)
+          << damage << ": " << message;
+      EXPECT_NE(message.find(victim_name), std::string::npos) << damage << ": " << message;
+      EXPECT_TRUE(testing::SameOnAllRanks(message)) << damage << ": " << message;
+    }
   }
 }
 

@@ -33,6 +33,7 @@ std::string JsonReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
     j += std::string(i ? "," : "") + "{\"rank\":" + std::to_string(s.per_aggregator[i].rank) +
          ",\"bytes\":" + std::to_string(s.per_aggregator[i].bytes) + "}";
   j += "],\"rounds\":" + std::to_string(s.rounds);
+  if (s.overlapped) j += ",\"overlapped\":true";  // rounds' I/O ran beside the next round's work
   if (verified) j += std::string(",\"verify\":\"") + (*verified ? "ok" : "failed") + "\"";
   if (!s.note.empty()) j += ",\"note\":\"" + s.note + "\"";  // plain text of the library, no quotes
   return j + "}";
@@ -44,7 +45,7 @@ std::string TextReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
                   " GiB/s); phases restructure " + Num(s.max.restructure) + " s, hz " + Num(s.max.hz) +
                   " s, aggregate " + Num(s.max.aggregate) + " s, io " + Num(s.max.io) + " s; " +
                   std::to_string(s.aggregators) + " aggregators, " + std::to_string(s.file_bytes) + " file bytes";
-  if (s.rounds > 1) t += ", " + std::to_string(s.rounds) + " rounds (memory budget)";
+  if (s.rounds > 1) t += ", " + std::to_string(s.rounds) + " rounds (memory budget)" + (s.overlapped ? ", overlapped" : "");
   if (verified) t += std::string("; verify ") + (*verified ? "ok" : "FAILED");
   if (!s.note.empty()) t += "\nnote: " + s.note;
   return t;

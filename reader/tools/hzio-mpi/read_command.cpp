@@ -36,6 +36,7 @@ void Accumulate(IoStats& total, const IoStats& s) {
   total.file_bytes += s.file_bytes;
   total.aggregators = s.aggregators;
   total.rounds = std::max(total.rounds, s.rounds);
+  total.overlapped = total.overlapped || s.overlapped;
   if (!s.note.empty()) total.note = s.note;
   if (total.per_aggregator.size() != s.per_aggregator.size()) {
     total.per_aggregator = s.per_aggregator;
@@ -77,7 +78,7 @@ std::string OutPath(std::string path, const std::string& field, int level) {
 
 int RunRead(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget"},
-                  {"verify", "json"});
+                  {"verify", "json", "overlap"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
   Check(mode == "two-phase" || mode == "one-phase", ErrorCode::kInvalidArgument,
@@ -86,6 +87,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   options.mode = mode == "two-phase" ? ReadMode::kTwoPhase : ReadMode::kOnePhase;
   options.aggregators = args.GetInt("aggregators", 0);
   if (args.Has("memory-budget")) options.memory_budget = ParseByteSize(args.Get("memory-budget"), "--memory-budget");
+  options.overlap = args.Has("overlap");
   const int rank = CommRank(comm), ranks = CommSize(comm);
 
   ParallelReader reader(comm, args.positional()[0], options);

@@ -35,6 +35,9 @@ class ClassicBlockSource : public BlockSource {
   struct Options {
     int threads = 0;               // 1: read and deliver on the calling thread only
     size_t max_open_files = 256;   // tables kept with their file open (far below fd limits)
+    // How far ahead of the tasks the kernel is asked to read (storage/read_ahead.h); 0: only the
+    // kernel's own sequential read-ahead (one thread reading a file in order needs no more).
+    uint64_t read_ahead_bytes = uint64_t{64} << 20;
   };
 
   /// `idx_path` is the header's file and `idx_identity` its identity when the header was read

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -16,6 +17,12 @@ bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box) 
   const Grid g = layout.BlockGrid(block);
   AxisCopy plan[kMaxDims];
   return PlanGridCopy(g, g, box, plan);
+}
+
+std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level) {
+  std::vector<uint64_t> blocks = layout.BlocksInRegion(box, LevelRange{0, level});
+  std::erase_if(blocks, [&](uint64_t b) { return !BlockTouchesBox(layout, b, header.box); });
+  return blocks;
 }
 
 namespace {
@@ -174,140 +181,212 @@ void TrimScratch() {
     if (b.size() > kKeepScratch) std::vector<uint8_t>().swap(b);
 }
 
+// What a read of `units` of one field takes from each block file (see ReadBlocks).
+struct ReadGeometry {
+  int shift = 0;                 // units per file block: 2^shift
+  int64_t unit_samples = 0, sb = 0, file_block_bytes = 0;
+  int64_t unit0_needed = 0;      // samples of unit 0 a query of levels 0..max_level needs
+};
+
+ReadGeometry GeometryOf(const ClassicBlockSource& source, const BlockLayout& units, int field, int max_level) {
+  const IdxHeader& header = source.header();
+  const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
+  ReadGeometry g;
+  g.shift = header.bits_per_block - units.bits_per_block();
+  Check(g.shift >= 0, ErrorCode::kInternal, "read units larger than the file's blocks");
+  g.unit_samples = units.samples_per_block();
+  g.file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
+  g.sb = dtype.SampleBytes();
+  // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
+  g.unit0_needed = max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : g.unit_samples;
+  return g;
+}
+
+// The bytes of one unit (the k-th of a read list): its own hz sub-range of a raw hz payload (a
+// unit is a contiguous run of hz addresses), else the whole payload of its block (decoded once for
+// all its units).
+struct Want {
+  size_t index;
+  BlockEntry entry;
+  bool raw_hz;
+  uint64_t offset, size;  // the bytes to read
+};
+
+Want WantOf(const ReadGeometry& g, const BlockEntry& e, uint64_t unit, size_t index) {
+  const bool raw_hz = !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&
+                      e.size == static_cast<uint64_t>(g.file_block_bytes);
+  Want w{index, e, raw_hz, e.offset, e.size};
+  if (raw_hz) {
+    const uint64_t sub = unit & ((uint64_t{1} << g.shift) - 1);
+    w.offset = e.offset + sub * static_cast<uint64_t>(g.unit_samples * g.sb);
+    w.size = static_cast<uint64_t>((unit == 0 ? g.unit0_needed : g.unit_samples) * g.sb);
+  }
+  return w;
+}
+
+// Calls fn(i, j, path) for every run [i, j) of `blocks` that lies in one block file.
+template <class Fn>
+void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, int shift, int64_t time, Fn&& fn) {
+  for (size_t i = 0; i < blocks.size();) {
+    const uint64_t first = files.FirstBlockInFile(blocks[i] >> shift);
+    size_t j = i;
+    while (j < blocks.size() && files.FirstBlockInFile(blocks[j] >> shift) == first) ++j;
+    fn(i, j, files.FilePath(blocks[i] >> shift, time));
+    i = j;
+  }
+}
+
+// A file's bytes are read in pieces of about this size, in file order, each permuted or decoded
+// before the next is read: the reads stay in a small scratch buffer that keeps its pages (one read
+// per file, up to 128 MiB, was faulted in afresh on every call), and the kernel's sequential
+// read-ahead streams the next piece from the device while this one is placed. A cold 2-rank
+// restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per file; asking
+// for more at once (fadvise WILLNEED of a round ahead, several threads, O_DIRECT) was slower on
+// this machine's disk (RESULTS.md, "cold restart read").
+constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
+
 }  // namespace
 
-BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, int field, int64_t time,
-                          const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors, int max_level, const std::vector<Span>* rows) {
+BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
+                          int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
+                          int max_level, const std::vector<Span>* rows) {
   BlockReadStats stats;
+  if (targets.empty()) return stats;
   const IdxHeader& header = source.header();
-  const BlockFiles& files = source.files();
-  const DType& dtype = header.fields[static_cast<size_t>(field)].dtype;
-  const int shift = header.bits_per_block - units.bits_per_block();  // units per file block: 2^shift
-  Check(shift >= 0, ErrorCode::kInternal, "read units larger than the file's blocks");
-  const int64_t unit_samples = units.samples_per_block();
-  const int64_t file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
-  const int64_t sb = dtype.SampleBytes();
-  uint8_t* const scratch = Scratch(0, static_cast<size_t>(file_block_bytes)).data();
-  const std::vector<uint8_t> fill = header.fields[static_cast<size_t>(field)].DefaultSample();
-  // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
-  const int64_t unit0_needed =
-      max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : unit_samples;
+  struct Target {
+    const FieldTarget* target;
+    const Field* field;
+    ReadGeometry g;
+    std::vector<uint8_t> fill;  // the field's default sample (§4.9)
+  };
+  std::vector<Target> fields;
+  int64_t scratch_bytes = 0;
+  for (const FieldTarget& t : targets) {
+    const Field& f = header.fields[static_cast<size_t>(t.field)];
+    fields.push_back(Target{&t, &f, GeometryOf(source, units, t.field, max_level), f.DefaultSample()});
+    scratch_bytes = std::max(scratch_bytes, fields.back().g.file_block_bytes);
+  }
+  // The same for every field: the units' shape.
+  const int shift = fields.front().g.shift;
+  const int64_t unit_samples = fields.front().g.unit_samples, unit0_needed = fields.front().g.unit0_needed;
+  uint8_t* const scratch = Scratch(0, static_cast<size_t>(scratch_bytes)).data();
   const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, unit_samples}; };
   const auto file_block = [&](size_t k) { return blocks[k] >> shift; };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
-  for (size_t i = 0; i < blocks.size();) {
-    const uint64_t first = files.FirstBlockInFile(file_block(i));
-    size_t j = i;
-    while (j < blocks.size() && files.FirstBlockInFile(file_block(j)) == first) ++j;
-    const std::string path = files.FilePath(file_block(i), time);
+  ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
     const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
     if (!file->file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
-                " of field '" + header.fields[static_cast<size_t>(field)].name + "', timestep " + std::to_string(time) + ")");
-      for (size_t k = i; k < j; ++k) FillWithSample(out[k], wanted(k).size(), fill);  // §4.9
-      i = j;
-      continue;
+                " of field '" + fields.front().field->name + "', timestep " + std::to_string(time) + ")");
+      for (const Target& t : fields)
+        for (size_t k = i; k < j; ++k) FillWithSample(t.target->out[k], wanted(k).size(), t.fill);  // §4.9
+      return;
     }
-    // What to read of each unit: its own hz sub-range of a raw hz payload (a unit is a contiguous
-    // run of hz addresses), else the whole payload of its block (decoded once for all its units).
-    // One read covers everything when it is dense enough, else one read per range.
-    struct Want {
-      size_t index;
-      BlockEntry entry;
-      bool raw_hz;
-      uint64_t offset, size;  // the bytes to read
-    };
-    std::vector<Want> wants;
-    uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
-    for (size_t k = i; k < j; ++k) {
-      const BlockEntry e = source.Entry(*file, field, file_block(k));
-      if (!e.Present()) {  // never written: the field's default value (§4.9)
-        FillWithSample(out[k], wanted(k).size(), fill);
-        continue;
+    // Every field's units of this file, in file order: the file is read in one pass even where its
+    // blocks interleave the fields (the S3D case: each block's four fields side by side).
+    std::vector<std::pair<size_t, Want>> wants;  // (field, want)
+    for (size_t t = 0; t < fields.size(); ++t) {
+      for (size_t k = i; k < j; ++k) {
+        const BlockEntry e = source.Entry(*file, fields[t].target->field, file_block(k));
+        if (!e.Present()) {  // never written: the field's default value (§4.9)
+          FillWithSample(fields[t].target->out[k], wanted(k).size(), fields[t].fill);
+          continue;
+        }
+        wants.emplace_back(t, WantOf(fields[t].g, e, blocks[k], k));
       }
-      const bool raw_hz = !e.row_major() && e.codec_code() == static_cast<uint32_t>(Codec::kRaw) &&
-                          e.size == static_cast<uint64_t>(file_block_bytes);
-      Want w{k, e, raw_hz, e.offset, e.size};
-      if (raw_hz) {
-        const uint64_t sub = blocks[k] & ((uint64_t{1} << shift) - 1);
-        w.offset = e.offset + sub * static_cast<uint64_t>(unit_samples * sb);
-        w.size = static_cast<uint64_t>((blocks[k] == 0 ? unit0_needed : unit_samples) * sb);
-      }
-      const bool repeat = !wants.empty() && wants.back().offset == w.offset && wants.back().size == w.size;
-      wants.push_back(w);
-      lo = std::min(lo, w.offset);
-      hi = std::max(hi, w.offset + w.size);
-      if (!repeat) sum += w.size;
     }
-    uint8_t* span = nullptr;
-    const bool one_read = !wants.empty() && hi - lo <= 2 * sum + (uint64_t{1} << 20);
-    if (one_read) {
-      span = Scratch(1, static_cast<size_t>(hi - lo)).data();
-      source.ReadRange(*file, lo, hi - lo, span);
-      stats.file_bytes += static_cast<int64_t>(hi - lo);
-    }
+    // Stable: the units of one block (same bytes) stay together, in order.
+    std::stable_sort(wants.begin(), wants.end(),
+                     [](const auto& x, const auto& y) { return x.second.offset < y.second.offset; });
+    // Pieces of consecutive units spanning at most kPieceBytes (one unit at least): one read per
+    // piece when it is dense enough, else one read per range.
     std::vector<uint8_t> own;
-    uint64_t decoded_block = UINT64_MAX;  // the file block whose payload `scratch` holds decoded
-    for (const Want& w : wants) {
-      const uint64_t u = blocks[w.index], fb = file_block(w.index);
-      const std::string where = path + " block " + std::to_string(fb);
-      const uint8_t* payload = own.data();
+    size_t decoded_field = SIZE_MAX;
+    uint64_t decoded_block = UINT64_MAX;  // the file block (of decoded_field) whose payload `scratch` holds decoded
+    for (size_t a = 0; a < wants.size();) {
+      uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
+      size_t b = a + 1;
+      for (; b < wants.size(); ++b) {
+        const Want& w = wants[b].second;
+        const uint64_t next_lo = std::min(lo, w.offset), next_hi = std::max(hi, w.offset + w.size);
+        const bool repeat = wants[b - 1].second.offset == w.offset && wants[b - 1].second.size == w.size;  // units of one block
+        if (!repeat && next_hi - next_lo > kPieceBytes) break;
+        lo = next_lo;
+        hi = next_hi;
+        if (!repeat) sum += w.size;
+      }
+      uint8_t* span = nullptr;
+      const bool one_read = hi - lo <= 2 * sum + (uint64_t{1} << 20);
       if (one_read) {
-        payload = span + (w.offset - lo);
-      } else if (w.raw_hz || decoded_block != fb) {  // else its block is decoded in scratch already
-        own.resize(static_cast<size_t>(w.size));
-        source.ReadRange(*file, w.offset, w.size, own.data());
-        stats.file_bytes += static_cast<int64_t>(w.size);
-        payload = own.data();
+        span = Scratch(1, static_cast<size_t>(hi - lo)).data();
+        source.ReadRange(*file, lo, hi - lo, span);
+        stats.file_bytes += static_cast<int64_t>(hi - lo);
       }
-      const Codec codec = CodecFromCode(w.entry.codec_code(), where);
-      // zfp takes its mode from the field's spec, png/jpg/zfp the block grid's shape (§5, §4.1).
-      auto decode = [&](uint8_t* into) {
-        Decode(CodecSpec::ForBlock(codec, header.fields[static_cast<size_t>(field)].compression), payload,
-               w.entry.size, SampleShape{dtype, source.layout().BlockGrid(fb).count}, into,
-               static_cast<size_t>(file_block_bytes), where);
-      };
-      uint8_t* dst = out[w.index];
-      const Span want = wanted(w.index);
-      if (w.entry.row_major()) {
-        if (shift == 0 && want.size() == unit_samples) {
-          decode(dst);
+      for (; a < b; ++a) {
+        const size_t t = wants[a].first;
+        const Want& w = wants[a].second;
+        const Field& field = *fields[t].field;
+        const DType& dtype = field.dtype;
+        const int64_t sb = fields[t].g.sb, file_block_bytes = fields[t].g.file_block_bytes;
+        const uint64_t u = blocks[w.index], fb = file_block(w.index);
+        const bool decoded = decoded_field == t && decoded_block == fb;  // `scratch` holds this payload decoded
+        const std::string where = path + " block " + std::to_string(fb);
+        const uint8_t* payload = own.data();
+        if (one_read) {
+          payload = span + (w.offset - lo);
+        } else if (w.raw_hz || !decoded) {  // else its block is decoded in scratch already
+          own.resize(static_cast<size_t>(w.size));
+          source.ReadRange(*file, w.offset, w.size, own.data());
+          stats.file_bytes += static_cast<int64_t>(w.size);
+          payload = own.data();
+        }
+        const Codec codec = CodecFromCode(w.entry.codec_code(), where);
+        // zfp takes its mode from the field's spec, png/jpg/zfp the block grid's shape (§5, §4.1).
+        auto decode = [&](uint8_t* into) {
+          Decode(CodecSpec::ForBlock(codec, field.compression), payload, w.entry.size,
+                 SampleShape{dtype, source.layout().BlockGrid(fb).count}, into, static_cast<size_t>(file_block_bytes),
+                 where);
+        };
+        auto decode_to_scratch = [&] {
+          if (decoded) return;
+          decode(scratch);
+          decoded_field = t;
+          decoded_block = fb;
+        };
+        uint8_t* dst = fields[t].target->out[w.index];
+        const Span want = wanted(w.index);
+        if (w.entry.row_major()) {
+          if (shift == 0 && want.size() == unit_samples) {
+            decode(dst);
+            continue;
+          }
+          decode_to_scratch();
+          if (shift == 0) {
+            std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
+            continue;
+          }
+          // The unit's rows are a sub-lattice of the block's row-major grid.
+          if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
+          CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
           continue;
         }
-        if (decoded_block != fb) {
-          decode(scratch);
-          decoded_block = fb;
+        Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
+        const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
+        const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
+        if (!w.raw_hz) {
+          decode_to_scratch();
+          hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
         }
-        if (shift == 0) {
-          std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
-          continue;
-        }
-        // The unit's rows are a sub-lattice of the block's row-major grid.
-        if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
-        CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
-        continue;
+        const std::vector<uint32_t>& table = units.RowMajorToHz(units.BlockLevel(u));
+        if (u == 0 && unit0_needed < unit_samples)
+          PermuteCoarse(dst, hz_samples, table, sb, units, max_level, want);
+        else
+          Permute(dst, hz_samples, table, sb, want);
+        stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-      Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
-      const double t0 = MPI_Wtime();
-      const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
-      if (!w.raw_hz) {
-        if (decoded_block != fb) {
-          decode(scratch);
-          decoded_block = fb;
-        }
-        hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
-      }
-      const std::vector<uint32_t>& table = units.RowMajorToHz(units.BlockLevel(u));
-      if (u == 0 && unit0_needed < unit_samples)
-        PermuteCoarse(dst, hz_samples, table, sb, units, max_level, want);
-      else
-        Permute(dst, hz_samples, table, sb, want);
-      stats.layout_seconds += MPI_Wtime() - t0;
     }
-    i = j;
-  }
+  });
   TrimScratch();
   return stats;
 }

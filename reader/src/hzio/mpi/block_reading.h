@@ -1,6 +1,7 @@
 /// Reading decoded blocks for the parallel reader (idx-format.md §4.3–4.7): the aggregators (two-
 /// phase) and every rank (one-phase) read a sorted list of blocks of one field and timestep,
-/// file by file, with one table read and one large payload read per file, and decode each block
+/// file by file, with one table read and large payload reads (pieces of a few MiB, each placed before
+/// the next is read), and decode each block
 /// into caller memory in row-major order over its block grid (hz-ordered blocks are permuted),
 /// so later copies into result boxes are planned per axis. Also the per-axis copy between grids.
 #pragma once
@@ -20,22 +21,29 @@ struct BlockReadStats {
   double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
 };
 
-/// Reads `blocks` (ascending ids in `units`) of `field` at `time` from `source`'s block files
-/// (its cached tables, its reads and its checks: a file shorter than its table is kChanged or
-/// kCorrupt as for every reader). `units` is the file's own block
-/// layout or a finer one (fewer bits per block): its blocks are then aligned hz sub-ranges of the
-/// file's blocks, each a box of one level's lattice, and of a raw hz block only the sub-ranges
-/// asked for are read. Block i is decoded into `out[i]` (room for its samples, uninitialised) —
-/// or, with `rows`, only its row-major samples [rows[i].begin,
-/// rows[i].end), stored from out[i] on (an aggregator's range cuts its first and last block);
-/// absent blocks (missing file, empty entry) are filled with the field's default value
-/// (idx-format.md §4.9). With
-/// `missing_files_are_errors`, a file that should hold one of the blocks but does not exist is an
-/// error (kNotFound naming the file); a corrupt table or payload is always kCorrupt naming it.
-/// Only samples of levels 0..max_level are needed: of block 0 (levels 0..its bits) just those are
-/// read (raw) and placed; the rest of its grid is left as it was.
-BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, int field, int64_t time, const std::vector<uint64_t>& blocks, const std::vector<uint8_t*>& out,
-                          bool missing_files_are_errors, int max_level, const std::vector<Span>* rows = nullptr);
+/// One field a ReadBlocks call reads, and where each of its blocks goes (out[i] for blocks[i]).
+struct FieldTarget {
+  int field;
+  std::vector<uint8_t*> out;
+};
+
+/// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s
+/// block files (its cached tables, its reads and its checks: a file shorter than its table is
+/// kChanged or kCorrupt as for every reader), each file in one pass in file order over all the
+/// fields' payloads. `units` is the file's own block layout or a finer one (fewer bits per block):
+/// its blocks are then aligned hz sub-ranges of the file's blocks, each a box of one level's
+/// lattice, and of a raw hz block only the sub-ranges asked for are read. Block i of a field is
+/// decoded into its target's out[i] (room for its samples, uninitialised) — or, with `rows`, only
+/// its row-major samples [rows[i].begin, rows[i].end), stored from out[i] on (an aggregator's range
+/// cuts its first and last block); absent blocks (missing file, empty entry) are filled with the
+/// field's default value (idx-format.md §4.9). With `missing_files_are_errors`, a file that should
+/// hold one of the blocks but does not exist is an error (kNotFound naming the file); a corrupt
+/// table or payload is always kCorrupt naming it. Only samples of levels 0..max_level are needed:
+/// of block 0 (levels 0..its bits) just those are read (raw) and placed; the rest of its grid is
+/// left as it was. No MPI calls (it runs on the reader's I/O thread when rounds overlap).
+BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
+                          int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
+                          int max_level, const std::vector<Span>* rows = nullptr);
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
 /// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each.
@@ -45,5 +53,8 @@ void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const
 /// Whether block b holds any sample inside `box`: blocks wholly outside the dataset box are never
 /// stored (idx-format.md §4.6), so neither the writer nor the reader touches them.
 bool BlockTouchesBox(const BlockLayout& layout, uint64_t block, const Box& box);
+
+/// The blocks of `box` at levels 0..level that hold samples of the dataset box, ascending.
+std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level);
 
 }  // namespace hzio::mpi

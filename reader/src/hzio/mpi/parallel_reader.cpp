@@ -18,55 +18,8 @@
 
 namespace hzio::mpi {
 
-namespace {
-
-// Blocks of one box at levels 0..level that hold samples of the dataset box.
-std::vector<uint64_t> BoxBlocks(const IdxHeader& header, const BlockLayout& layout, const Box& box, int level) {
-  std::vector<uint64_t> blocks = layout.BlocksInRegion(box, LevelRange{0, level});
-  std::erase_if(blocks, [&](uint64_t b) { return !BlockTouchesBox(layout, b, header.box); });
-  return blocks;
-}
-
-}  // namespace
-
-int64_t ReadPlan::SnapUp(int64_t x) const {
-  if (x >= total()) return total();
-  const int64_t k = x / block_samples, r = x % block_samples, ss = slab[static_cast<size_t>(k)];
-  return k * block_samples + (r + ss - 1) / ss * ss;
-}
-
-int64_t ReadPlan::MaxAggregatorSamples() const {
-  int64_t most = 0;
-  for (int64_t a = 0; a < aggregators; ++a) most = std::max(most, Range(a).size());
-  return most;
-}
-
-Span ReadPlan::Range(int64_t aggregator) const {
-  const Span s = EvenSplit(total(), aggregators, aggregator);
-  return Span{SnapUp(s.begin), SnapUp(s.end)};
-}
-
-ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators) {
-  ReadPlan plan;
-  plan.blocks = std::move(blocks);
-  plan.block_samples = layout.samples_per_block();
-  int64_t slabs = 0;
-  for (uint64_t b : plan.blocks) {
-    const int64_t outer = layout.BlockGrid(b).count[layout.dims() - 1];
-    plan.slab.push_back(plan.block_samples / outer);
-    slabs += outer;
-  }
-  plan.aggregators = std::clamp<int64_t>(aggregators, 1, std::max<int64_t>(1, slabs));
-  return plan;
-}
-
-ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, const Box& region, int level,
-                        int64_t aggregators) {
-  return MakeReadPlan(layout, BoxBlocks(header, layout, region, level), aggregators);
-}
-
 ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions options)
-    : comm_(comm), idx_path_(std::move(idx_path)), options_(options) {
+    : comm_(comm), idx_path_(std::move(idx_path)), options_(options), rank_(CommRank(comm)), ranks_(CommSize(comm)) {
   // Rank 0 reads the .idx and broadcasts it (a usual header costs one broadcast). Every rank then
   // parses the same text: a malformed header throws the same Error everywhere without agreement.
   std::string text;
@@ -97,6 +50,9 @@ ClassicBlockSource& ParallelReader::Blocks() {
   if (!blocks_) {
     ClassicBlockSource::Options serial;
     serial.threads = 1;
+    // One thread reading each file in order: the kernel's own sequential read-ahead streams it
+    // (fadvise WILLNEED windows ahead of it made cold reads 30% slower here, RESULTS.md).
+    serial.read_ahead_bytes = 0;
     auto header = std::make_shared<const IdxHeader>(header_);
     if (header_.pidx_chunking) {  // the files hold chunk records; blocks_ reads them as stored
       chunks_ = OpenPidxChunkBlocks(header, layout_, idx_path_, idx_identity_, serial);
@@ -204,9 +160,11 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   std::vector<int64_t> corners;  // maxima of -lo and hi, and of -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners.push_back(options_.overlap ? 0 : 1);  // any rank that asks for no overlap gets none
   corners.push_back(-budget);
   corners = AgreeAndMax(comm_, std::move(corners), input_error);
   budget = -corners.back();  // the smallest of any rank holds for all
+  const bool overlap = corners[corners.size() - 2] == 0;
   Box region{Point(dims), Point(dims)};
   for (int d = 0; d < dims; ++d) {
     region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];
@@ -214,15 +172,17 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   }
 
   std::exception_ptr error;
-  // A single rank has nothing to exchange: its two-phase read is the one-phase read, which scatters
-  // straight from the files into the boxes with no aggregator buffer in between.
+  // A single rank reads two-phase too, as its own aggregator (nothing to exchange, its window is
+  // local): the aggregator reads each file once in file order over every field, where the serial
+  // engine of the one-phase read walks the files field after field; a cold 1-rank restart read of
+  // 128^3 x 16 float64 took 0.13 s instead of 0.19 s (file-per-process 0.11 s; bench/mpi/RESULTS.md).
   const int ranks = CommSize(comm_);
   // Blocks that are not byte ranges of shared block files have no file ranges to aggregate: a PIDX
   // chunked dataset builds them from chunk records of other blocks, and an ARCO dataset keeps each
   // in a file of its own (idx-format.md §4.12). Every rank then reads the blocks of its own boxes.
   const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
-  if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && !chunked && !arco)
-    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget);
+  if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
@@ -235,254 +195,6 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   FinishStats(
       comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
-}
-
-std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
-                                                const Box& region, const std::vector<Box>& clipped,
-                                                std::vector<std::vector<Target>>& results, int64_t budget) {
-  const int ranks = CommSize(comm_);
-  if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
-
-  // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
-  // in blocks, independent of the rank count).
-  const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
-  std::vector<uint64_t> region_blocks;
-  const BlockLayout& units = PlanLayout(region, level, std::min<int64_t>(want, ranks), region_blocks);
-  std::vector<std::vector<uint64_t>> box_blocks;
-  std::vector<uint8_t> needed(region_blocks.size(), 0);
-  for (const Box& b : clipped) {
-    box_blocks.push_back(BoxBlocks(header_, units, b, level));
-    for (uint64_t id : box_blocks.back())
-      needed[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
-                                 region_blocks.begin())] = 1;
-  }
-  for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
-    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
-                           CheckedInt(std::min<int64_t>(kMaxTransferBytes, static_cast<int64_t>(needed.size()) - at), "bitmap"),
-                           MPI_UINT8_T, MPI_BOR, comm_),
-             "MPI_Allreduce(bitmap)");
-  std::vector<uint64_t> blocks;
-  for (size_t i = 0; i < needed.size(); ++i)
-    if (needed[i]) blocks.push_back(region_blocks[i]);
-  int64_t sample_bytes = 0;  // of every field read, together
-  for (const int field : fields) sample_bytes += header_.fields[static_cast<size_t>(field)].dtype.SampleBytes();
-  const int64_t aggregators = std::min<int64_t>(want, ranks);
-  std::vector<ReadPlan> rounds = PlanRounds(units, std::move(blocks), aggregators, sample_bytes, budget);
-  stats_.aggregators = rounds.front().aggregators;
-  stats_.rounds = static_cast<int64_t>(rounds.size());
-
-  // The window is the communicator's (cached, regrown collectively when a read needs more): every
-  // rank derives the same size from the global plan, so the decision is the same everywhere. It
-  // holds the largest round and is reused by every round.
-  int64_t need = 0;
-  for (const ReadPlan& plan : rounds) need = std::max(need, plan.MaxAggregatorSamples() * sample_bytes);
-  const double t0 = MPI_Wtime();
-  const std::shared_ptr<AggregationWindow> shared_window = AggregationWindow::Acquire(comm_, need, options_.windows);
-  stats_.local.io += MPI_Wtime() - t0;
-  std::exception_ptr error;
-  for (const ReadPlan& plan : rounds)
-    ReadRound(units, plan, *shared_window, fields, time, level, clipped, box_blocks, results, error);
-  return error;
-}
-
-void ParallelReader::ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
-                               const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
-                               const std::vector<std::vector<uint64_t>>& box_blocks,
-                               std::vector<std::vector<Target>>& results, std::exception_ptr& error) {
-  const int rank = CommRank(comm_), ranks = CommSize(comm_), dims = header_.dims();
-  const int64_t bs = plan.block_samples;
-  // This round's blocks: a contiguous part of the sorted list of needed blocks.
-  const uint64_t first_block = plan.blocks.empty() ? 1 : plan.blocks.front();
-  const uint64_t last_block = plan.blocks.empty() ? 0 : plan.blocks.back();
-
-  // An aggregator's window holds its sample range of every field, field after field.
-  std::vector<int64_t> sample_bytes;
-  for (const int field : fields) sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
-  const auto field_base = [&](int64_t agg, size_t k) {
-    int64_t base = 0;
-    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
-    return base;
-  };
-  const int64_t my_agg = AggregatorOfRank(rank, plan.aggregators, ranks);
-  double t0 = MPI_Wtime(), layout_seconds = 0;
-  // A failed read is agreed on together with the gets below (one agreement instead of two): the
-  // opening fence already orders the aggregators' reads before anyone's gets. A rank that failed
-  // in an earlier round does no more work but still takes part in the fences.
-  try {
-    if (my_agg >= 0 && !error) {
-      for (size_t k = 0; k < fields.size(); ++k) {
-        const ReadIntoWindow r =
-            ReadAggregatorRange(units, plan, my_agg, fields[k], time, level, window.data() + field_base(my_agg, k));
-        stats_.file_bytes += r.file_bytes;
-        layout_seconds += r.layout_seconds;
-        stats_.local_aggregator_bytes += plan.Range(my_agg).size() * sample_bytes[k];
-      }
-    }
-  } catch (...) {
-    error = std::current_exception();
-  }
-  stats_.local.hz += layout_seconds;
-  stats_.local.io += MPI_Wtime() - t0 - layout_seconds;
-
-  // Every rank fetches the slabs (of a block's slowest axis) that hold its samples: one
-  // contiguous range per (field, box, block, holding aggregator). A range this rank can load
-  // directly (its own aggregator's, or one on this node with a node-shared window) is placed
-  // straight from there inside the epoch; the others are got into one pooled arena and placed
-  // after it. Contiguous gets, because Open MPI's rdma component moves strided datatypes one row
-  // per transfer (80x slower on a 128 MiB read here). A range covers whole slabs, so it may carry
-  // a few samples outside the box.
-  struct Fetch {
-    size_t field, box;
-    AxisCopy plan[kMaxDims];  // from the fetched slabs to the result grid
-    Point count;              // the fetched slabs' grid
-    int target;
-    int64_t displacement, bytes, at;
-    const uint8_t* direct;  // the range itself when this rank can load it, else null
-  };
-  t0 = MPI_Wtime();
-  std::vector<Fetch> fetches;
-  int64_t arena_bytes = 0;
-  if (!error) {
-    try {
-      for (size_t k = 0; k < fields.size(); ++k) {
-        const int64_t sb = sample_bytes[k];
-        for (size_t bi = 0; bi < clipped.size(); ++bi) {
-          for (uint64_t id : box_blocks[bi]) {
-            if (id < first_block || id > last_block) continue;  // another round's
-            AxisCopy copy[kMaxDims];
-            const Grid g = units.BlockGrid(id);
-            if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
-            const int64_t index = std::lower_bound(plan.blocks.begin(), plan.blocks.end(), id) - plan.blocks.begin();
-            const int outer = dims - 1;
-            const int64_t slab = plan.slab[static_cast<size_t>(index)];
-            const AxisCopy whole = copy[outer];
-            // The selected slabs, cut where the holding aggregator changes.
-            for (int64_t m0 = 0; m0 < whole.count;) {
-              const auto slab_of = [&](int64_t m) { return whole.src_first + m * whole.src_step; };
-              const auto owner = [&](int64_t m) { return plan.AggregatorOfSlab(index * bs + slab_of(m) * slab); };
-              const int64_t agg = owner(m0);
-              int64_t m1 = m0 + 1;
-              while (m1 < whole.count && owner(m1) == agg) ++m1;
-              const int target = AggregatorRank(agg, plan.aggregators, ranks);
-              Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
-              std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
-              const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
-              f.count[outer] = last - first + 1;
-              f.plan[outer].src_first = 0;
-              f.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
-              f.plan[outer].count = m1 - m0;
-              f.displacement = field_base(agg, k) + (index * bs + first * slab - plan.Range(agg).begin) * sb;
-              f.bytes = f.count[outer] * slab * sb;
-              if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
-              else arena_bytes += f.bytes;
-              fetches.push_back(f);
-              m0 = m1;
-            }
-          }
-        }
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-  }
-  PooledBuffer arena;
-  if (!error) {
-    try {
-      arena = PooledBuffer(static_cast<size_t>(arena_bytes));
-    } catch (...) {
-      error = std::current_exception();  // still take part in the fences below
-    }
-  }
-  window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: every aggregator's part is decoded
-  if (!error) {
-    try {
-      for (const Fetch& f : fetches)
-        if (!f.direct) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  }
-  const auto place = [&](const Fetch& f, const uint8_t* src) {
-    CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, dims,
-                sample_bytes[f.field]);
-  };
-  double placing = 0;
-  if (!error) {  // before the closing fence: an aggregator may reuse its part right after it
-    const double t1 = MPI_Wtime();
-    for (const Fetch& f : fetches)
-      if (f.direct) place(f, f.direct);
-    placing += MPI_Wtime() - t1;
-  }
-  window.Fence(MPI_MODE_NOSUCCEED);  // closes it: every get is complete
-  stats_.local.aggregate += MPI_Wtime() - t0 - placing;
-  t0 = MPI_Wtime();
-  if (!error)
-    for (const Fetch& f : fetches)
-      if (!f.direct) place(f, arena.data() + f.at);
-  stats_.local.restructure += MPI_Wtime() - t0 + placing;
-}
-
-std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
-                                 int64_t sample_bytes, int64_t budget_bytes) {
-  ReadPlan whole = MakeReadPlan(layout, blocks, aggregators);
-  const int64_t need = whole.MaxAggregatorSamples() * sample_bytes;
-  if (need <= budget_bytes || blocks.size() <= 1) return {std::move(whole)};
-  // Even rounds of contiguous blocks: each aggregator then holds about need / rounds bytes.
-  const int64_t n = static_cast<int64_t>(blocks.size());
-  const int64_t count = std::min(n, (need + budget_bytes - 1) / std::max<int64_t>(1, budget_bytes));
-  std::vector<ReadPlan> rounds;
-  for (int64_t r = 0; r < count; ++r) {
-    const Span part = EvenSplit(n, count, r);
-    rounds.push_back(MakeReadPlan(layout, std::vector<uint64_t>(blocks.begin() + part.begin, blocks.begin() + part.end),
-                                  aggregators));
-  }
-  return rounds;
-}
-
-const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int64_t aggregators,
-                                              std::vector<uint64_t>& region_blocks) {
-  // A read that needs few blocks (a small dataset, a coarse level) would leave each aggregator a
-  // few rows of blocks it must still read and permute whole (an 8-rank half-resolution read of the
-  // S3D case read 4x the bytes it kept). It is planned on sub-blocks instead: aligned hz
-  // sub-ranges of the file's blocks, halved until every aggregator gets several (or they reach
-  // 2^kMinBits samples). Every rank computes the same from the agreed region.
-  constexpr int kMinBits = 12;
-  constexpr int64_t kUnitsPerAggregator = 4;
-  const auto layout_of = [&](int bits) -> const BlockLayout& {
-    std::unique_ptr<BlockLayout>& l = unit_layouts_[bits];
-    if (!l) l = std::make_unique<BlockLayout>(header_.bitmask, bits);
-    return *l;
-  };
-  int bits = header_.bits_per_block;
-  region_blocks = BoxBlocks(header_, *layout_, region, level);
-  while (bits > kMinBits && static_cast<int64_t>(region_blocks.size()) < kUnitsPerAggregator * aggregators)
-    region_blocks = BoxBlocks(header_, layout_of(--bits), region, level);
-  return bits == header_.bits_per_block ? *layout_ : layout_of(bits);
-}
-
-ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan,
-                                                                   int64_t agg, int field, int64_t time, int level,
-                                                                   uint8_t* buffer) {
-  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, decoded
-  // straight into place: of a block the range cuts, only the rows inside it.
-  ReadIntoWindow result;
-  const Span span = plan.Range(agg);
-  if (span.size() == 0) return result;
-  const int64_t sb = header_.fields[static_cast<size_t>(field)].dtype.SampleBytes(), bs = plan.block_samples;
-  const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
-  std::vector<uint64_t> mine(plan.blocks.begin() + k0, plan.blocks.begin() + k1);
-  std::vector<uint8_t*> out;
-  std::vector<Span> rows;
-  for (int64_t k = k0; k < k1; ++k) {
-    const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
-    out.push_back(buffer + (from - span.begin) * sb);
-    rows.push_back(Span{from - k * bs, to - k * bs});
-  }
-  const BlockReadStats rs =
-      ReadBlocks(Blocks(), units, field, time, mine, out, options_.missing_files_are_errors, level, &rows);
-  result.file_bytes = rs.file_bytes;
-  result.layout_seconds = rs.layout_seconds;
-  return result;
 }
 
 // The serial engine reads each of this rank's boxes of one field straight into its target.

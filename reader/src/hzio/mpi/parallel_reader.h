@@ -11,9 +11,10 @@
 /// Several fields can be read in one call. Memory is bounded by ReadOptions::memory_budget: a
 /// read whose aggregator ranges would exceed it goes in rounds over contiguous parts of its block
 /// list (PlanRounds), each read, exchanged and placed before the next reuses the window; the
-/// results do not depend on the rounds. One-phase (for comparison): every rank reads its own
-/// boxes directly with hzio::core's serial engine, which is also how a single rank reads in either
-/// mode (it has nothing to exchange). Errors follow the writer's collective semantics.
+/// results do not depend on the rounds. A single rank reads two-phase as its own aggregator (one
+/// pass per file over every field, then local placement). One-phase (for comparison): every rank
+/// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
+/// collective semantics.
 ///
 /// A PIDX chunked dataset (format/pidx_chunking.h) is read one-phase in both modes: its blocks are
 /// built from chunk records that lie in other blocks (access/pidx_chunk_source.h), which the
@@ -41,6 +42,7 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/access/aggregation_plan.h"
 #include "hzio/mpi/aggregation_window.h"
+#include "hzio/util/buffer_pool.h"
 #include "hzio/mpi/stats.h"
 
 namespace hzio::mpi {
@@ -55,6 +57,10 @@ struct ReadOptions {
   int64_t memory_budget = 0;  // bytes of aggregator window per rank for two-phase reads (the minimum
                               // over ranks counts); 0 = AggregationWindow::DefaultBudget (256 MiB). Larger
                               // reads go in rounds.
+  bool overlap = false;       // read round r+1's files on an I/O thread into one half of the window while round
+                              // r is exchanged and placed (rounds of half the budget; a read of >= 16 MiB per
+                              // aggregator cut into 4). Off by default: on this 2-core machine it was no faster
+                              // (bench/mpi/RESULTS.md); any rank saying false turns it off for the read.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
@@ -142,24 +148,43 @@ class ParallelReader {
     int64_t file_bytes = 0;
     double layout_seconds = 0;
   };
-  // Both return this rank's error, agreed on by the caller with the statistics.
+  struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)
+  struct Fetch;         // a range of slabs a rank takes from an aggregator (the .cpp)
+  struct RoundRead;     // what an aggregator's read of a round's files did (the .cpp)
+  // Both return this rank's error, agreed on by the caller with the statistics. The two-phase
+  // read is its phases in order: PlanTwoPhase, then per round ReadRoundFiles, PlanFetches,
+  // ExchangeRound and PlaceFetched. `error` carries this rank's error from phase to phase and round
+  // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                                  int64_t budget);
-  // One round of a two-phase read: the aggregators read their ranges of `plan` into the window,
-  // every rank gets and places its samples of the round's blocks. `error` carries this rank's
-  // error from round to round (a failed rank does nothing more but takes part in the fences).
-  void ReadRound(const BlockLayout& units, const ReadPlan& plan, AggregationWindow& window,
-                 const std::vector<int>& fields, int64_t time, int level, const std::vector<Box>& clipped,
-                 const std::vector<std::vector<uint64_t>>& box_blocks, std::vector<std::vector<Target>>& results,
-                 std::exception_ptr& error);
+                                  int64_t budget, bool overlap);
+  // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`
+  // (halves of it when overlapped).
+  TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+                            const std::vector<Box>& clipped, int64_t budget, bool overlap);
+  // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
+  // window (`window`: its base). No MPI: runs on the I/O thread when rounds are overlapped. Throws.
+  RoundRead ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window, const std::vector<int>& fields,
+                           int64_t time, int level);
+  // Phase 3a: the ranges of a round's window this rank needs, per (field, box, unit, aggregator).
+  std::vector<Fetch> PlanFetches(const TwoPhasePlan& plan, size_t round, const AggregationWindow& window,
+                                 const std::vector<Box>& clipped, const std::vector<std::vector<Target>>& results,
+                                 std::exception_ptr& error) const;
+  // Phase 3b (collective): one epoch of the window: gets into the returned arena, the ranges this
+  // rank can load directly placed inside it.
+  PooledBuffer ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, AggregationWindow& window,
+                             std::vector<std::vector<Target>>& results, std::exception_ptr& error);
+  // Phase 4: the ranges got into the arena placed into the result boxes.
+  void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
+                    std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
+  void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,
                          std::vector<Target>& targets);
-  // An aggregator reads and decodes its sample range of one field into `buffer`.
-  ReadIntoWindow ReadAggregatorRange(const BlockLayout& units, const ReadPlan& plan, int64_t agg, int field,
-                                     int64_t time, int level, uint8_t* buffer);
+  // An aggregator reads and decodes its sample range of every field of a round into its part of the window.
+  ReadIntoWindow ReadAggregatorRange(const TwoPhasePlan& plan, size_t round, int64_t agg, const std::vector<int>& fields,
+                                     int64_t time, int level, uint8_t* window);
   // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
   // blocks holding samples of `region` at levels 0..level.
   const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);
@@ -169,6 +194,7 @@ class ParallelReader {
   MPI_Comm comm_;
   std::string idx_path_;
   ReadOptions options_;
+  int rank_ = 0, ranks_ = 1;  // in comm_ (asked once: the I/O thread makes no MPI calls)
   IdxHeader header_;
   std::shared_ptr<BlockLayout> layout_;
   std::optional<FileIdentity> idx_identity_;  // of the .idx right after it was read (its version)

@@ -34,7 +34,9 @@ struct IoStats {
   int64_t aggregators = 0;                      // aggregators used
   int64_t rounds = 1;                           // aggregation rounds (the memory budget's doing)
   bool overlapped = false;                      // writer: round r's files were written while round r+1
-                                                // was encoded (WriteOptions::overlap_io)
+                                                // was encoded (WriteOptions::overlap_io); reader: round
+                                                // r+1's files were read while round r was exchanged
+                                                // (ReadOptions::overlap)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
   Point cell_size;                              // writer: the restructuring box

@@ -1,0 +1,38 @@
+"""A/B of ways to read one file cold (bench/mpi/RESULTS.md, "cold restart read"): sequential buffered
+reads of 1, 8 and 64 MiB, the same with posix_fadvise(WILLNEED) 64 MiB ahead, several threads, and
+O_DIRECT at queue depth 1, 4 and 8; the page cache is dropped before each (root).
+
+    python3 bench/mpi/cold_read_ab.py FILE [REPS]
+"""
+import mmap, os, sys, time, threading
+path = sys.argv[1]; reps = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+size = os.path.getsize(path)
+def drop():
+    os.sync(); open("/proc/sys/vm/drop_caches", "w").write("3\n")
+def seq(req, direct=False, fadv=0, threads=1):
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECT if direct else 0))
+    chunks = list(range(0, size, req)); nxt = [0]; lock = threading.Lock(); adv = [0]
+    def work():
+        buf = mmap.mmap(-1, req)
+        while True:
+            with lock:
+                if nxt[0] >= len(chunks): return
+                off = chunks[nxt[0]]; nxt[0] += 1
+                if fadv and adv[0] < off + fadv:
+                    end = min(size, off + fadv); os.posix_fadvise(fd, adv[0], end - adv[0], os.POSIX_FADV_WILLNEED); adv[0] = end
+            n = min(req, size - off)
+            if direct: n = (n + 4095) // 4096 * 4096
+            os.preadv(fd, [memoryview(buf)[:n]], off)
+    ts = [threading.Thread(target=work) for _ in range(threads)]
+    t = time.perf_counter(); [x.start() for x in ts]; [x.join() for x in ts]; dt = time.perf_counter() - t
+    os.close(fd); return dt
+cases = [("buffered 1 MiB qd1", dict(req=1<<20)), ("buffered 1 MiB + fadvise 64 MiB", dict(req=1<<20, fadv=64<<20)),
+         ("buffered 8 MiB qd1", dict(req=8<<20)), ("buffered 64 MiB qd1", dict(req=64<<20)),
+         ("buffered 8 MiB x4 threads", dict(req=8<<20, threads=4)),
+         ("O_DIRECT 1 MiB qd1", dict(req=1<<20, direct=True)), ("O_DIRECT 8 MiB qd1", dict(req=8<<20, direct=True)),
+         ("O_DIRECT 8 MiB x4 threads", dict(req=8<<20, direct=True, threads=4)),
+         ("O_DIRECT 4 MiB x8 threads", dict(req=4<<20, direct=True, threads=8))]
+print(f"{path}: {size/2**20:.0f} MiB, load {os.getloadavg()[0]:.1f}")
+for r in range(reps):
+    for name, kw in cases:
+        drop(); dt = seq(**kw); print(f"  {name:34s} {dt:.3f} s  {size/dt/2**30:.2f} GiB/s", flush=True)

@@ -1,0 +1,397 @@
+/// The two-phase read of ParallelReader (parallel_reader.h), one function per phase: plan (the
+/// units somebody needs, cut into aggregator ranges and rounds under the memory budget), read files
+/// (each aggregator its range, block_reading.h), exchange (one window epoch per round) and place.
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <iterator>
+
+#include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/collective.h"
+#include "hzio/mpi/parallel_reader.h"
+#include "hzio/util/box_copy.h"
+#include "hzio/util/buffer_pool.h"
+#include "hzio/util/thread_pool.h"
+
+namespace hzio::mpi {
+
+int64_t ReadPlan::SnapUp(int64_t x) const {
+  if (x >= total()) return total();
+  const int64_t k = x / block_samples, r = x % block_samples, ss = slab[static_cast<size_t>(k)];
+  return k * block_samples + (r + ss - 1) / ss * ss;
+}
+
+int64_t ReadPlan::MaxAggregatorSamples() const {
+  int64_t most = 0;
+  for (int64_t a = 0; a < aggregators; ++a) most = std::max(most, Range(a).size());
+  return most;
+}
+
+Span ReadPlan::Range(int64_t aggregator) const {
+  const Span s = EvenSplit(total(), aggregators, aggregator);
+  return Span{SnapUp(s.begin), SnapUp(s.end)};
+}
+
+ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators) {
+  ReadPlan plan;
+  plan.blocks = std::move(blocks);
+  plan.block_samples = layout.samples_per_block();
+  int64_t slabs = 0;
+  for (uint64_t b : plan.blocks) {
+    const int64_t outer = layout.BlockGrid(b).count[layout.dims() - 1];
+    plan.slab.push_back(plan.block_samples / outer);
+    slabs += outer;
+  }
+  plan.aggregators = std::clamp<int64_t>(aggregators, 1, std::max<int64_t>(1, slabs));
+  return plan;
+}
+
+ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, const Box& region, int level,
+                        int64_t aggregators) {
+  return MakeReadPlan(layout, BoxBlocks(header, layout, region, level), aggregators);
+}
+
+// The plan of a two-phase read, the same on every rank: the read units, the units of every box of
+// this rank, and the rounds (contiguous parts of the needed units) under the memory budget.
+struct ParallelReader::TwoPhasePlan {
+  const BlockLayout* units = nullptr;
+  std::vector<std::vector<uint64_t>> box_blocks;  // per clipped box: its units at levels 0..level
+  std::vector<ReadPlan> rounds;
+  std::vector<int64_t> sample_bytes;  // per field read
+  int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
+  bool overlap = false;               // rounds alternate between two halves of the window
+
+  int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
+  // Where field k of a round starts in an aggregator's part of the window: the round's half, then
+  // its range of every field, field after field.
+  int64_t Offset(size_t round, int64_t agg, size_t k) const {
+    const ReadPlan& plan = rounds[round];
+    int64_t base = overlap ? static_cast<int64_t>(round % 2) * round_bytes : 0;
+    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
+    return base;
+  }
+};
+
+// What an aggregator's read of one round's files did (no MPI: it may run on the I/O thread).
+struct ParallelReader::RoundRead {
+  int64_t file_bytes = 0, aggregator_bytes = 0;
+  double seconds = 0, layout_seconds = 0;
+};
+
+// One contiguous range of slabs (of a block's slowest axis) a rank takes from an aggregator's part
+// of the window, and where its samples go in a result box.
+struct ParallelReader::Fetch {
+  size_t field, box;
+  AxisCopy plan[kMaxDims];  // from the fetched slabs to the result grid
+  Point count;              // the fetched slabs' grid
+  int target;
+  int64_t displacement, bytes, at;
+  const uint8_t* direct;  // the range itself when this rank can load it, else null
+};
+
+std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
+                                                const Box& region, const std::vector<Box>& clipped,
+                                                std::vector<std::vector<Target>>& results, int64_t budget, bool overlap) {
+  if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
+  // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
+  // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
+  const TwoPhasePlan plan = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
+  stats_.aggregators = plan.rounds.front().aggregators;
+  stats_.rounds = static_cast<int64_t>(plan.rounds.size());
+  stats_.overlapped = plan.overlap;
+  // The window is the communicator's (cached, regrown collectively when a read needs more): every
+  // rank derives the same size from the global plan, so the decision is the same everywhere. It
+  // holds the largest round (twice when overlapped) and is reused by every round.
+  double t0 = MPI_Wtime();
+  const std::shared_ptr<AggregationWindow> window = AggregationWindow::Acquire(comm_, plan.WindowBytes(), options_.windows);
+  stats_.local.io += MPI_Wtime() - t0;
+  Blocks();  // made here, before the I/O thread may use it
+  // Overlapped: round r+1's files are read on one I/O thread (no MPI) into the other half of the
+  // window while round r is exchanged and placed. That half was round r-1's, whose closing fence
+  // every rank has passed (no get or direct load of it is left). The thread is declared after the
+  // window and the plan, so if anything throws its destructor finishes the read before they go.
+  std::optional<ThreadPool> io_thread;
+  if (plan.overlap) io_thread.emplace(1);
+  std::future<RoundRead> ahead;
+  std::exception_ptr error;
+  for (size_t r = 0; r < plan.rounds.size(); ++r) {
+    t0 = MPI_Wtime();
+    try {
+      if (ahead.valid()) {  // read during the previous round: only the wait is not hidden
+        const RoundRead read = ahead.get();
+        stats_.file_bytes += read.file_bytes;
+        stats_.local_aggregator_bytes += read.aggregator_bytes;
+        stats_.local.io += MPI_Wtime() - t0;
+      } else if (!error) {
+        const RoundRead read = ReadRoundFiles(plan, r, window->data(), fields, time, level);
+        stats_.file_bytes += read.file_bytes;
+        stats_.local_aggregator_bytes += read.aggregator_bytes;
+        stats_.local.hz += read.layout_seconds;
+        stats_.local.io += read.seconds - read.layout_seconds;
+      }
+    } catch (...) {
+      if (!error) error = std::current_exception();  // agreed with the exchange's gets
+    }
+    if (plan.overlap && r + 1 < plan.rounds.size() && !error) {
+      auto task = std::make_shared<std::packaged_task<RoundRead()>>(
+          [&, next = r + 1] { return ReadRoundFiles(plan, next, window->data(), fields, time, level); });
+      ahead = task->get_future();
+      io_thread->Submit([task] { (*task)(); });
+    }
+    const std::vector<Fetch> fetches = PlanFetches(plan, r, *window, clipped, results, error);
+    const PooledBuffer arena = ExchangeRound(plan, fetches, *window, results, error);
+    PlaceFetched(plan, fetches, arena, results, error);
+  }
+  if (ahead.valid()) ahead.wait();  // only after an error, which stopped the rounds' work
+  return error;
+}
+
+ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+                                                          const std::vector<Box>& clipped, int64_t budget, bool overlap) {
+  // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
+  // in blocks, independent of the rank count).
+  const int ranks = CommSize(comm_);
+  const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
+  const int64_t aggregators = std::min<int64_t>(want, ranks);
+  TwoPhasePlan plan;
+  std::vector<uint64_t> region_blocks;
+  plan.units = &PlanLayout(region, level, aggregators, region_blocks);
+  std::vector<uint8_t> needed(region_blocks.size(), 0);
+  for (const Box& b : clipped) {
+    plan.box_blocks.push_back(BoxBlocks(header_, *plan.units, b, level));
+    for (uint64_t id : plan.box_blocks.back())
+      needed[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
+                                 region_blocks.begin())] = 1;
+  }
+  for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
+    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
+                           CheckedInt(std::min<int64_t>(kMaxTransferBytes, static_cast<int64_t>(needed.size()) - at), "bitmap"),
+                           MPI_UINT8_T, MPI_BOR, comm_),
+             "MPI_Allreduce(bitmap)");
+  std::vector<uint64_t> blocks;
+  for (size_t i = 0; i < needed.size(); ++i)
+    if (needed[i]) blocks.push_back(region_blocks[i]);
+  int64_t sample_bytes = 0;  // of every field read, together
+  for (const int field : fields) {
+    plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
+    sample_bytes += plan.sample_bytes.back();
+  }
+  // Overlapped rounds take half of the budget each. A read that fits one half but is large is cut
+  // into kOverlapRounds rounds all the same, so that its reads have an exchange to hide behind.
+  constexpr int64_t kOverlapMinBytes = int64_t{16} << 20, kOverlapRounds = 4;
+  plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, overlap ? budget / 2 : budget);
+  if (overlap && plan.rounds.size() == 1) {
+    const int64_t need = plan.rounds.front().MaxAggregatorSamples() * sample_bytes;
+    if (need >= kOverlapMinBytes)
+      plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, (need + kOverlapRounds - 1) / kOverlapRounds);
+  }
+  plan.overlap = overlap && plan.rounds.size() > 1;
+  if (overlap && !plan.overlap)  // one round after all: the whole budget is its
+    plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget);
+  for (const ReadPlan& round : plan.rounds)
+    plan.round_bytes = std::max(plan.round_bytes, round.MaxAggregatorSamples() * sample_bytes);
+  return plan;
+}
+
+ParallelReader::RoundRead ParallelReader::ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window,
+                                                        const std::vector<int>& fields, int64_t time, int level) {
+  // No MPI here (it may run on the I/O thread): the plan says which aggregator this rank is.
+  RoundRead read;
+  const ReadPlan& r = plan.rounds[round];
+  const int64_t my_agg = AggregatorOfRank(rank_, r.aggregators, ranks_);
+  if (my_agg < 0) return read;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ReadIntoWindow part = ReadAggregatorRange(plan, round, my_agg, fields, time, level, window);
+  read.file_bytes += part.file_bytes;
+  read.layout_seconds += part.layout_seconds;
+  for (size_t k = 0; k < fields.size(); ++k) read.aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
+  read.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return read;
+}
+
+std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePlan& plan, size_t round,
+                                                               const AggregationWindow& window,
+                                                               const std::vector<Box>& clipped,
+                                                               const std::vector<std::vector<Target>>& results,
+                                                               std::exception_ptr& error) const {
+  // Every rank fetches the slabs (of a block's slowest axis) that hold its samples: one
+  // contiguous range per (field, box, block, holding aggregator). A range this rank can load
+  // directly (its own aggregator's, or one on this node with a node-shared window) is placed
+  // straight from there inside the epoch; the others are got into one pooled arena and placed
+  // after it. Contiguous gets, because Open MPI's rdma component moves strided datatypes one row
+  // per transfer (80x slower on a 128 MiB read here). A range covers whole slabs, so it may carry
+  // a few samples outside the box.
+  std::vector<Fetch> fetches;
+  if (error) return fetches;
+  const ReadPlan& r = plan.rounds[round];
+  const int ranks = CommSize(comm_), dims = header_.dims(), outer = dims - 1;
+  const int64_t bs = r.block_samples;
+  // This round's blocks: a contiguous part of the sorted list of needed blocks.
+  const uint64_t first_block = r.blocks.empty() ? 1 : r.blocks.front();
+  const uint64_t last_block = r.blocks.empty() ? 0 : r.blocks.back();
+  int64_t arena_bytes = 0;
+  try {
+    for (size_t k = 0; k < plan.sample_bytes.size(); ++k) {
+      const int64_t sb = plan.sample_bytes[k];
+      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+        for (uint64_t id : plan.box_blocks[bi]) {
+          if (id < first_block || id > last_block) continue;  // another round's
+          AxisCopy copy[kMaxDims];
+          const Grid g = plan.units->BlockGrid(id);
+          if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
+          const int64_t index = std::lower_bound(r.blocks.begin(), r.blocks.end(), id) - r.blocks.begin();
+          const int64_t slab = r.slab[static_cast<size_t>(index)];
+          const AxisCopy whole = copy[outer];
+          // The selected slabs, cut where the holding aggregator changes.
+          for (int64_t m0 = 0; m0 < whole.count;) {
+            const auto slab_of = [&](int64_t m) { return whole.src_first + m * whole.src_step; };
+            const auto owner = [&](int64_t m) { return r.AggregatorOfSlab(index * bs + slab_of(m) * slab); };
+            const int64_t agg = owner(m0);
+            int64_t m1 = m0 + 1;
+            while (m1 < whole.count && owner(m1) == agg) ++m1;
+            const int target = AggregatorRank(agg, r.aggregators, ranks);
+            Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
+            std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
+            const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
+            f.count[outer] = last - first + 1;
+            f.plan[outer].src_first = 0;
+            f.plan[outer].dst_first = whole.dst_first + m0 * whole.dst_step;
+            f.plan[outer].count = m1 - m0;
+            f.displacement = plan.Offset(round, agg, k) + (index * bs + first * slab - r.Range(agg).begin) * sb;
+            f.bytes = f.count[outer] * slab * sb;
+            if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
+            else arena_bytes += f.bytes;
+            fetches.push_back(f);
+            m0 = m1;
+          }
+        }
+      }
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  return fetches;
+}
+
+PooledBuffer ParallelReader::ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches,
+                                           AggregationWindow& window, std::vector<std::vector<Target>>& results,
+                                           std::exception_ptr& error) {
+  const double t0 = MPI_Wtime();
+  PooledBuffer arena;
+  if (!error) {
+    try {
+      int64_t arena_bytes = 0;
+      for (const Fetch& f : fetches)
+        if (!f.direct) arena_bytes += f.bytes;
+      arena = PooledBuffer(static_cast<size_t>(arena_bytes));
+    } catch (...) {
+      error = std::current_exception();  // still take part in the fences below
+    }
+  }
+  window.Fence(MPI_MODE_NOPRECEDE);  // opens the epoch: every aggregator's part is decoded
+  if (!error) {
+    try {
+      for (const Fetch& f : fetches)
+        if (!f.direct) window.Get(arena.data() + f.at, f.bytes, f.target, f.displacement);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  double placing = 0;
+  if (!error) {  // before the closing fence: an aggregator may reuse its part right after it
+    const double t1 = MPI_Wtime();
+    for (const Fetch& f : fetches)
+      if (f.direct) Place(plan, f, f.direct, results);
+    placing = MPI_Wtime() - t1;
+  }
+  window.Fence(MPI_MODE_NOSUCCEED);  // closes it: every get is complete
+  stats_.local.aggregate += MPI_Wtime() - t0 - placing;
+  stats_.local.restructure += placing;
+  return arena;
+}
+
+void ParallelReader::PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
+                                  std::vector<std::vector<Target>>& results, const std::exception_ptr& error) {
+  const double t0 = MPI_Wtime();
+  if (!error)
+    for (const Fetch& f : fetches)
+      if (!f.direct) Place(plan, f, arena.data() + f.at, results);
+  stats_.local.restructure += MPI_Wtime() - t0;
+}
+
+void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src,
+                           std::vector<std::vector<Target>>& results) const {
+  CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, header_.dims(),
+              plan.sample_bytes[f.field]);
+}
+
+std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
+                                 int64_t sample_bytes, int64_t budget_bytes) {
+  ReadPlan whole = MakeReadPlan(layout, blocks, aggregators);
+  const int64_t need = whole.MaxAggregatorSamples() * sample_bytes;
+  if (need <= budget_bytes || blocks.size() <= 1) return {std::move(whole)};
+  // Even rounds of contiguous blocks: each aggregator then holds about need / rounds bytes.
+  const int64_t n = static_cast<int64_t>(blocks.size());
+  const int64_t count = std::min(n, (need + budget_bytes - 1) / std::max<int64_t>(1, budget_bytes));
+  std::vector<ReadPlan> rounds;
+  for (int64_t r = 0; r < count; ++r) {
+    const Span part = EvenSplit(n, count, r);
+    rounds.push_back(MakeReadPlan(layout, std::vector<uint64_t>(blocks.begin() + part.begin, blocks.begin() + part.end),
+                                  aggregators));
+  }
+  return rounds;
+}
+
+const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int64_t aggregators,
+                                              std::vector<uint64_t>& region_blocks) {
+  // A read that needs few blocks (a small dataset, a coarse level) would leave each aggregator a
+  // few rows of blocks it must still read and permute whole (an 8-rank half-resolution read of the
+  // S3D case read 4x the bytes it kept). It is planned on sub-blocks instead: aligned hz
+  // sub-ranges of the file's blocks, halved until every aggregator gets several (or they reach
+  // 2^kMinBits samples). Every rank computes the same from the agreed region.
+  constexpr int kMinBits = 12;
+  constexpr int64_t kUnitsPerAggregator = 4;
+  const auto layout_of = [&](int bits) -> const BlockLayout& {
+    std::unique_ptr<BlockLayout>& l = unit_layouts_[bits];
+    if (!l) l = std::make_unique<BlockLayout>(header_.bitmask, bits);
+    return *l;
+  };
+  int bits = header_.bits_per_block;
+  region_blocks = BoxBlocks(header_, *layout_, region, level);
+  while (bits > kMinBits && static_cast<int64_t>(region_blocks.size()) < kUnitsPerAggregator * aggregators)
+    region_blocks = BoxBlocks(header_, layout_of(--bits), region, level);
+  return bits == header_.bits_per_block ? *layout_ : layout_of(bits);
+}
+
+ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhasePlan& plan, size_t round,
+                                                                   int64_t agg, const std::vector<int>& fields,
+                                                                   int64_t time, int level, uint8_t* window) {
+  // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, of every
+  // field (field after field in its part of the window), decoded straight into place: of a block
+  // the range cuts, only the rows inside it.
+  ReadIntoWindow result;
+  const ReadPlan& r = plan.rounds[round];
+  const Span span = r.Range(agg);
+  if (span.size() == 0) return result;
+  const int64_t bs = r.block_samples;
+  const int64_t k0 = span.begin / bs, k1 = (span.end - 1) / bs + 1;
+  std::vector<uint64_t> mine(r.blocks.begin() + k0, r.blocks.begin() + k1);
+  std::vector<Span> rows;
+  std::vector<FieldTarget> targets;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    uint8_t* const buffer = window + plan.Offset(round, agg, f);
+    targets.push_back(FieldTarget{fields[f], {}});
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t from = std::max(span.begin, k * bs), to = std::min(span.end, (k + 1) * bs);
+      targets.back().out.push_back(buffer + (from - span.begin) * plan.sample_bytes[f]);
+      if (f == 0) rows.push_back(Span{from - k * bs, to - k * bs});
+    }
+  }
+  const BlockReadStats rs =
+      ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, &rows);
+  result.file_bytes = rs.file_bytes;
+  result.layout_seconds = rs.layout_seconds;
+  return result;
+}
+
+}  // namespace hzio::mpi
