@@ -274,7 +274,8 @@ void RunRead(const Options& o, const S3dCase& c) {
   const std::string hz = o.dir + "/r-hzio";
   const std::string hz_files = o.dir + "/r-hzio-files";
   if (Selected(o, "hzio two-phase") || Selected(o, "hzio two-phase rma-windows") || Selected(o, "hzio one-phase") ||
-      Selected(o, "hzio two-phase overlap")) {
+      Selected(o, "hzio two-phase overlap") || Selected(o, "hzio two-phase direct") ||
+      Selected(o, "hzio two-phase direct overlap")) {
     FreshDir(c.comm, hz);
     HzioWrite(c, hz, {});
   }
@@ -298,6 +299,14 @@ void RunRead(const Options& o, const S3dCase& c) {
   overlap.overlap = true;
   if (!o.only.empty())  // the A/B of the overlapped rounds, asked for by name only
     methods.push_back({"hzio two-phase overlap", [&](auto* out) { return HzioRead(c, hz, overlap, -1, out, nullptr); }});
+  // O_DIRECT reads of the aggregators' pieces, alone and with the overlapped rounds (by name only).
+  hzio::mpi::ReadOptions direct = two_phase, direct_overlap = overlap;
+  direct.direct_io = direct_overlap.direct_io = true;
+  if (!o.only.empty()) {
+    methods.push_back({"hzio two-phase direct", [&](auto* out) { return HzioRead(c, hz, direct, -1, out, nullptr); }});
+    methods.push_back(
+        {"hzio two-phase direct overlap", [&](auto* out) { return HzioRead(c, hz, direct_overlap, -1, out, nullptr); }});
+  }
   methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});

@@ -2,7 +2,9 @@
 // force several rounds give the same files and the same samples as one round, equal to the
 // design.md §4 formula; the rounds are planned from the budget alone.
 #include <gtest/gtest.h>
+#include <linux/magic.h>
 #include <mpi.h>
+#include <sys/vfs.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -268,6 +270,10 @@ void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
   ReadOptions one_after_the_other = small;  // rounds of the whole budget, not overlapped
   one_after_the_other.overlap = false;
   ParallelReader sequential(MPI_COMM_WORLD, idx, one_after_the_other);
+  ReadOptions direct = small;  // O_DIRECT pieces (buffered where the file system refuses them)
+  direct.direct_io = true;
+  ParallelReader uncached(MPI_COMM_WORLD, idx, direct);
+  int64_t direct_bytes = 0;
   const IdxHeader& h = whole.header();
   const std::vector<int> fields{0, 1, 2};
   bool ok = true;
@@ -278,33 +284,45 @@ void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
       if (sub) box = Box(Point{3, 5, 2}, Point{41, 30, 11}).Intersect(GridCell(h.box, Point{Ranks(), 1, 1}, Rank()));
       std::vector<Box> boxes;
       if (!box.Empty() && whole.HasSamples(box, level)) boxes.push_back(box);
-      std::vector<std::vector<uint8_t>> a, b, c;
-      std::vector<std::vector<uint8_t*>> out_a, out_b, out_c;
+      std::vector<std::vector<uint8_t>> a, b, c, d;
+      std::vector<std::vector<uint8_t*>> out_a, out_b, out_c, out_d;
       for (const int f : fields) {
         const int64_t bytes = boxes.empty() ? 0 : h.fields[static_cast<size_t>(f)].dtype.BytesFor(whole.ResultGrid(box, level).NumSamples());
         a.emplace_back(static_cast<size_t>(bytes), 0xA5);
         b.emplace_back(static_cast<size_t>(bytes), 0x5A);
         c.emplace_back(static_cast<size_t>(bytes), 0x3C);
+        d.emplace_back(static_cast<size_t>(bytes), 0xC3);
         out_a.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{a.back().data()});
         out_b.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{b.back().data()});
         out_c.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{c.back().data()});
+        out_d.push_back(boxes.empty() ? std::vector<uint8_t*>{} : std::vector<uint8_t*>{d.back().data()});
       }
       whole.ReadInto(fields, 0, level, boxes, out_a);
       rounds.ReadInto(fields, 0, level, boxes, out_b);
       sequential.ReadInto(fields, 0, level, boxes, out_c);
+      uncached.ReadInto(fields, 0, level, boxes, out_d);
+      direct_bytes += uncached.stats().local_direct_bytes;
       most_rounds = std::max(most_rounds, rounds.stats().rounds);
       EXPECT_EQ(whole.stats().rounds, 1);
       EXPECT_EQ(rounds.stats().overlapped, rounds.stats().rounds > 1);
       EXPECT_FALSE(sequential.stats().overlapped);
       for (size_t k = 0; k < fields.size(); ++k) {
-        ok = ok && a[k] == b[k] && a[k] == c[k];
+        ok = ok && a[k] == b[k] && a[k] == c[k] && a[k] == d[k];
         if (!boxes.empty())
           ok = ok && FirstSyntheticMismatch(h.fields[k].dtype, fields[k], 0, rounds.ResultGrid(box, level),
                                             b[k].data()) < 0;
       }
     }
   }
-  EXPECT_TRUE(AllRanks(ok)) << "a read in rounds (overlapped or not) differs from one round or from the formula";
+  EXPECT_TRUE(AllRanks(ok)) << "a read in rounds (overlapped or not, O_DIRECT or not) differs from one round or "
+                               "from the formula";
+  // The scratch directory is on a disk file system here (ext4 takes O_DIRECT): the direct reader's
+  // pieces went past the page cache (the refusal's fallback: ReadUncached's tests).
+  struct statfs fs {};
+  if (::statfs(dir.path().c_str(), &fs) == 0 && fs.f_type == EXT4_SUPER_MAGIC) {
+    MPI_Allreduce(MPI_IN_PLACE, &direct_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(direct_bytes, 0);
+  }
   // Every rank count, one rank too (its own aggregator), goes in rounds at full resolution.
   EXPECT_GT(most_rounds, 4);
 }

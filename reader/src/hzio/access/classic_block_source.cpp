@@ -121,6 +121,14 @@ void ClassicBlockSource::ReadRange(const FileTable& table, uint64_t offset, uint
   if (table.file->ReadUpTo(offset, size, out) != size) ThrowShort(table.path);
 }
 
+const uint8_t* ClassicBlockSource::ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size,
+                                                     std::vector<uint8_t>& staging, bool* direct) const {
+  uint64_t got = 0;
+  const uint8_t* bytes = table.file->ReadUncached(offset, size, staging, got, direct);
+  if (got != size) ThrowShort(table.path);
+  return bytes;
+}
+
 void ClassicBlockSource::Fetch(std::span<const BlockKey> keys, const BlockSink& sink) { FetchInto(keys, {}, sink); }
 
 void ClassicBlockSource::FetchInto(std::span<const BlockKey> keys, std::span<uint8_t* const> raw_targets,

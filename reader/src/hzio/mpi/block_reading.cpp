@@ -249,7 +249,7 @@ constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
-                          int max_level, const std::vector<Span>* rows) {
+                          int max_level, const std::vector<Span>* rows, bool uncached) {
   BlockReadStats stats;
   if (targets.empty()) return stats;
   const IdxHeader& header = source.header();
@@ -316,11 +316,17 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         hi = next_hi;
         if (!repeat) sum += w.size;
       }
-      uint8_t* span = nullptr;
+      const uint8_t* span = nullptr;
       const bool one_read = hi - lo <= 2 * sum + (uint64_t{1} << 20);
-      if (one_read) {
-        span = Scratch(1, static_cast<size_t>(hi - lo)).data();
-        source.ReadRange(*file, lo, hi - lo, span);
+      if (one_read && uncached) {
+        bool direct = false;
+        span = source.ReadRangeUncached(*file, lo, hi - lo, scratch_buffers[1], &direct);
+        stats.file_bytes += static_cast<int64_t>(hi - lo);
+        if (direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
+      } else if (one_read) {
+        uint8_t* into = Scratch(1, static_cast<size_t>(hi - lo)).data();
+        source.ReadRange(*file, lo, hi - lo, into);
+        span = into;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
       }
       for (; a < b; ++a) {

@@ -19,6 +19,7 @@ namespace hzio::mpi {
 struct BlockReadStats {
   int64_t file_bytes = 0;     // bytes read from files (tables + payloads)
   double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
+  int64_t direct_bytes = 0;   // of file_bytes, those read past the page cache (O_DIRECT)
 };
 
 /// One field a ReadBlocks call reads, and where each of its blocks goes (out[i] for blocks[i]).
@@ -40,10 +41,12 @@ struct FieldTarget {
 /// hold one of the blocks but does not exist is an error (kNotFound naming the file); a corrupt
 /// table or payload is always kCorrupt naming it. Only samples of levels 0..max_level are needed:
 /// of block 0 (levels 0..its bits) just those are read (raw) and placed; the rest of its grid is
-/// left as it was. No MPI calls (it runs on the reader's I/O thread when rounds overlap).
+/// left as it was. With `uncached`, the pieces of a file are read past the page cache where the
+/// file system allows it (O_DIRECT, ClassicBlockSource::ReadRangeUncached; buffered elsewhere).
+/// No MPI calls (it runs on the reader's I/O thread when rounds overlap).
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
-                          int max_level, const std::vector<Span>* rows = nullptr);
+                          int max_level, const std::vector<Span>* rows = nullptr, bool uncached = false);
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
 /// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each.

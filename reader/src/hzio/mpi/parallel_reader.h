@@ -61,6 +61,9 @@ struct ReadOptions {
                               // r is exchanged and placed (rounds of half the budget; a read of >= 16 MiB per
                               // aggregator cut into 4). Off by default: on this 2-core machine it was no faster
                               // (bench/mpi/RESULTS.md); any rank saying false turns it off for the read.
+  bool direct_io = false;     // two-phase: aggregators read their files' pieces past the page cache (O_DIRECT,
+                              // buffered where the file system refuses it), leaving the CPU the copy out of the
+                              // cache costs (bench/mpi/RESULTS.md, "O_DIRECT reads"); this rank's reads only.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
@@ -145,7 +148,7 @@ class ParallelReader {
     uint8_t* data;
   };
   struct ReadIntoWindow {
-    int64_t file_bytes = 0;
+    int64_t file_bytes = 0, direct_bytes = 0;
     double layout_seconds = 0;
   };
   struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)

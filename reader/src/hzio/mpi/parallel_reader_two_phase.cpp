@@ -74,7 +74,7 @@ struct ParallelReader::TwoPhasePlan {
 
 // What an aggregator's read of one round's files did (no MPI: it may run on the I/O thread).
 struct ParallelReader::RoundRead {
-  int64_t file_bytes = 0, aggregator_bytes = 0;
+  int64_t file_bytes = 0, aggregator_bytes = 0, direct_bytes = 0;
   double seconds = 0, layout_seconds = 0;
 };
 
@@ -120,11 +120,13 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       if (ahead.valid()) {  // read during the previous round: only the wait is not hidden
         const RoundRead read = ahead.get();
         stats_.file_bytes += read.file_bytes;
+        stats_.local_direct_bytes += read.direct_bytes;
         stats_.local_aggregator_bytes += read.aggregator_bytes;
         stats_.local.io += MPI_Wtime() - t0;
       } else if (!error) {
         const RoundRead read = ReadRoundFiles(plan, r, window->data(), fields, time, level);
         stats_.file_bytes += read.file_bytes;
+        stats_.local_direct_bytes += read.direct_bytes;
         stats_.local_aggregator_bytes += read.aggregator_bytes;
         stats_.local.hz += read.layout_seconds;
         stats_.local.io += read.seconds - read.layout_seconds;
@@ -204,6 +206,7 @@ ParallelReader::RoundRead ParallelReader::ReadRoundFiles(const TwoPhasePlan& pla
   const ReadIntoWindow part = ReadAggregatorRange(plan, round, my_agg, fields, time, level, window);
   read.file_bytes += part.file_bytes;
   read.layout_seconds += part.layout_seconds;
+  read.direct_bytes += part.direct_bytes;
   for (size_t k = 0; k < fields.size(); ++k) read.aggregator_bytes += r.Range(my_agg).size() * plan.sample_bytes[k];
   read.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return read;
@@ -388,8 +391,10 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhas
     }
   }
   const BlockReadStats rs =
-      ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, &rows);
+      ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, &rows,
+                 options_.direct_io);
   result.file_bytes = rs.file_bytes;
+  result.direct_bytes = rs.direct_bytes;
   result.layout_seconds = rs.layout_seconds;
   return result;
 }

@@ -65,7 +65,10 @@ std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
   return std::shared_ptr<ReadFile>(new ReadFile(path, fd, IdentityOf(st)));
 }
 
-ReadFile::~ReadFile() { ::close(fd_); }
+ReadFile::~ReadFile() {
+  ::close(fd_);
+  if (direct_fd_ >= 0) ::close(direct_fd_);
+}
 
 uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
   uint64_t done = 0;
@@ -83,6 +86,63 @@ uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
 
 void ReadFile::Prefetch(uint64_t offset, uint64_t n) const {
   if (n > 0) (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_WILLNEED);
+}
+
+namespace {
+
+// O_DIRECT alignment of buffers, offsets and lengths: 4 KiB covers every logical block size in
+// use (as for the direct writes, block_file_write.cpp).
+constexpr uint64_t kDirectAlign = 4096;
+
+}  // namespace
+
+int ReadFile::DirectFd() const {
+  std::call_once(direct_once_, [this] {
+    // The inode this descriptor holds, not whatever the path names now (a writer may have renamed
+    // a new generation over it). Refused (EINVAL on tmpfs; no /proc): buffered reads, same bytes.
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    const int fd = ::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_DIRECT);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || IdentityOf(st).inode != identity_.inode || IdentityOf(st).device != identity_.device) {
+      ::close(fd);
+      return;
+    }
+    direct_fd_ = fd;
+  });
+  return direct_fd_;
+}
+
+const uint8_t* ReadFile::ReadUncached(uint64_t offset, uint64_t n, std::vector<uint8_t>& staging, uint64_t& got,
+                                      bool* direct) const {
+  const uint64_t first = offset / kDirectAlign * kDirectAlign;
+  const uint64_t span = (offset + n - first + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+  if (staging.size() < span + kDirectAlign) staging.resize(static_cast<size_t>(span + kDirectAlign));
+  const uintptr_t base = reinterpret_cast<uintptr_t>(staging.data());
+  uint8_t* const buf = staging.data() + ((kDirectAlign - base % kDirectAlign) % kDirectAlign);
+  if (direct) *direct = false;
+  const int fd = DirectFd();
+  uint64_t done = 0;
+  while (fd >= 0 && done < span) {
+    // Whole blocks at aligned offsets; at the end of the file the read is short (and stops).
+    const ssize_t r = ::pread(fd, buf + done, std::min<uint64_t>(span - done, uint64_t{1} << 30),
+                              static_cast<off_t>(first + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno == EINVAL && done == 0) break;  // this file system refuses the alignment: buffered
+    if (r < 0) throw IoError("read failed", path_);
+    if (r == 0 || static_cast<uint64_t>(r) % kDirectAlign != 0) {
+      done += static_cast<uint64_t>(r);
+      break;  // the end of the file
+    }
+    done += static_cast<uint64_t>(r);
+  }
+  if (fd >= 0 && (done > 0 || span == 0 || first >= identity_.size)) {
+    if (direct) *direct = true;
+    got = done > offset - first ? std::min(n, done - (offset - first)) : 0;
+    return buf + (offset - first);
+  }
+  got = ReadUpTo(offset, n, buf + (offset - first));
+  return buf + (offset - first);
 }
 
 void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {

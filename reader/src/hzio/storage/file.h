@@ -7,9 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hzio {
 
@@ -50,13 +53,26 @@ class ReadFile {
   /// of bytes a query will read soon: the device gets many requests at once, and the reads
   /// overlap the work on earlier bytes). Advice only: never fails, cheap for cached bytes.
   void Prefetch(uint64_t offset, uint64_t n) const;
+  /// Reads up to n bytes at offset bypassing the page cache (O_DIRECT: the device writes into
+  /// `staging`, no copy out of the cache) where the file system allows it, else buffered (tmpfs
+  /// and some network file systems refuse O_DIRECT with EINVAL). The read covers the whole 4 KiB
+  /// blocks around the range, so `staging` is grown to hold them plus alignment; returns where
+  /// the range's bytes start in it and sets `got` to how many of them were read (fewer only at
+  /// the end of the file). The direct descriptor reopens this file's inode (/proc/self/fd), so
+  /// a file renamed over since this one was opened is never read. `*direct` (if given) says
+  /// whether the bytes came without the page cache. Throws kIo for an OS error. Thread-safe.
+  const uint8_t* ReadUncached(uint64_t offset, uint64_t n, std::vector<uint8_t>& staging, uint64_t& got,
+                              bool* direct = nullptr) const;
 
  private:
   ReadFile(std::string path, int fd, FileIdentity identity)
       : path_(std::move(path)), fd_(fd), identity_(identity) {}
+  int DirectFd() const;  // the O_DIRECT descriptor, -1 where refused; opened on first use
   std::string path_;
   int fd_;
   FileIdentity identity_;
+  mutable std::once_flag direct_once_;
+  mutable std::atomic<int> direct_fd_{-1};
 };
 
 class WriteFile {
