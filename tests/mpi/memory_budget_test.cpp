@@ -333,7 +333,8 @@ TEST(MemoryBudget, ReaderRoundsReadTheSameSamplesOfCompressedBlocks) { ExpectRea
 
 // A block file of a late round that is missing, or shorter than its table says (a short read),
 // while the reads of later rounds run on the I/O thread beside the exchange: every rank reports the
-// same error naming the file (kNotFound, kCorrupt), in the overlapped and the sequential reader.
+// same error naming the file (kNotFound, kCorrupt), in the overlapped and the sequential reader,
+// with buffered and with O_DIRECT reads (ReadOptions::direct_io).
 TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   ScratchDir dir;
   SyntheticSpec spec;
@@ -349,10 +350,11 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   const std::string victim = BlockFiles(header, dir.File("data")).FilePath(layout.total_blocks() - 1, 0);
   const std::string victim_name = victim.substr(victim.rfind('/') + 1);
   const std::vector<Box> mine{GridCell(header.box, DefaultGrid(Ranks(), 3), Rank())};
-  const auto read = [&](bool overlap, IoStats* stats) {
+  const auto read = [&](bool overlap, IoStats* stats, bool direct = false) {
     ReadOptions options;
     options.memory_budget = 16 << 10;
     options.overlap = overlap;
+    options.direct_io = direct;
     ParallelReader reader(MPI_COMM_WORLD, idx, options);
     (void)reader.Read(1, 0, -1, mine);
     if (stats) *stats = reader.stats();
@@ -373,11 +375,12 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    for (const bool overlap : {true, false}) {
+    for (const auto& [overlap, direct] : {std::pair{true, false}, std::pair{false, false}, std::pair{true, true},
+                                         std::pair{false, true}}) {
       std::string message;
       ErrorCode code = ErrorCode::kInternal;
       try {
-        read(overlap, nullptr);
+        read(overlap, nullptr, direct);
         ADD_FAILURE() << damage << ": a read of " << idx << " without all of " << victim << " succeeded";
       } catch (const Error& e) {
         code = e.code();
@@ -388,6 +391,49 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
       EXPECT_NE(message.find(victim_name), std::string::npos) << damage << ": " << message;
       EXPECT_TRUE(testing::SameOnAllRanks(message)) << damage << ": " << message;
     }
+  }
+}
+
+// Files of several 8 MiB pieces (block_reading.cpp) read with O_DIRECT, the next piece in flight
+// while one is placed: the formula at full resolution and one level down, as the buffered reader
+// reads it, with rounds overlapped and not.
+TEST(MemoryBudget, DirectReadsOfFilesOfSeveralPiecesReadTheFormula) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{128, 128, 64};  // one file of 2 x 16 blocks: 32 MiB, 4+ pieces
+  spec.fields = "p:float64,v:float64[3]";
+  const std::string idx = dir.File("data/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  const IdxHeader header = IdxHeader::Parse(ReadWholeFile(idx), idx);
+  const Box mine = GridCell(header.box, DefaultGrid(Ranks(), 3), Rank());
+  bool ok = true;
+  int64_t direct_bytes = 0;
+  for (const int level : {header.maxh(), header.maxh() - 1}) {
+    std::vector<std::vector<uint8_t>> buffered;
+    for (const bool overlap : {false, true}) {
+      for (const bool direct : {false, true}) {
+        ReadOptions options;
+        options.overlap = overlap;
+        options.direct_io = direct;
+        options.memory_budget = 8 << 20;  // rounds (overlapped: halves of it)
+        ParallelReader reader(MPI_COMM_WORLD, idx, options);
+        for (int f = 0; f < 2; ++f) {
+          const std::vector<BoxData> got = reader.Read(f, 0, level, {mine});
+          ok = ok && got.size() == 1 &&
+               FirstSyntheticMismatch(header.fields[static_cast<size_t>(f)].dtype, f, 0, got[0].grid,
+                                      got[0].bytes.data()) < 0;
+          if (!overlap && !direct) buffered.push_back(got[0].bytes);
+          else ok = ok && got[0].bytes == buffered[static_cast<size_t>(f)];
+          if (direct) direct_bytes += reader.stats().local_direct_bytes;
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(AllRanks(ok)) << "an O_DIRECT read differs from the formula or from the buffered read";
+  struct statfs fs {};
+  if (::statfs(dir.path().c_str(), &fs) == 0 && fs.f_type == EXT4_SUPER_MAGIC) {
+    MPI_Allreduce(MPI_IN_PLACE, &direct_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(direct_bytes, int64_t{32} << 20);
   }
 }
 

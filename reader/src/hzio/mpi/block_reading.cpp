@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <optional>
 
 #include "hzio/codec/codec.h"
@@ -169,6 +171,7 @@ void CopyUnitRows(const BlockLayout& file_layout, uint64_t fb, const BlockLayout
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
 thread_local std::vector<uint8_t> scratch_buffers[2];
+thread_local std::vector<uint8_t> uncached_staging[2];  // ReadBlocks(uncached): a piece placed, the next read
 
 std::vector<uint8_t>& Scratch(int which, size_t bytes) {
   std::vector<uint8_t>& b = scratch_buffers[which];
@@ -178,6 +181,8 @@ std::vector<uint8_t>& Scratch(int which, size_t bytes) {
 
 void TrimScratch() {
   for (std::vector<uint8_t>& b : scratch_buffers)
+    if (b.size() > kKeepScratch) std::vector<uint8_t>().swap(b);
+  for (std::vector<uint8_t>& b : uncached_staging)
     if (b.size() > kKeepScratch) std::vector<uint8_t>().swap(b);
 }
 
@@ -304,7 +309,12 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     std::vector<uint8_t> own;
     size_t decoded_field = SIZE_MAX;
     uint64_t decoded_block = UINT64_MAX;  // the file block (of decoded_field) whose payload `scratch` holds decoded
-    for (size_t a = 0; a < wants.size();) {
+    struct Piece {
+      size_t b;
+      uint64_t lo, hi;
+      bool one_read;
+    };
+    const auto piece_from = [&](size_t a) {
       uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
       size_t b = a + 1;
       for (; b < wants.size(); ++b) {
@@ -316,13 +326,38 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         hi = next_hi;
         if (!repeat) sum += w.size;
       }
+      return Piece{b, lo, hi, hi - lo <= 2 * sum + (uint64_t{1} << 20)};
+    };
+    // Uncached: the next piece's O_DIRECT read runs on a helper thread while this one is placed
+    // (two requests in flight: a direct read has no kernel read-ahead behind it).
+    struct Uncached {
+      const uint8_t* bytes;
+      bool direct;
+    };
+    const auto read_uncached = [&source, &file](const Piece& p, std::vector<uint8_t>& staging) {
+      bool direct = false;
+      const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
+      return Uncached{bytes, direct};
+    };
+    std::future<Uncached> ahead;
+    int staging = 0;
+    for (size_t a = 0; a < wants.size();) {
+      const Piece piece = piece_from(a);
+      const size_t b = piece.b;
+      const uint64_t lo = piece.lo, hi = piece.hi;
       const uint8_t* span = nullptr;
-      const bool one_read = hi - lo <= 2 * sum + (uint64_t{1} << 20);
+      const bool one_read = piece.one_read;
       if (one_read && uncached) {
-        bool direct = false;
-        span = source.ReadRangeUncached(*file, lo, hi - lo, scratch_buffers[1], &direct);
+        const Uncached got = ahead.valid() ? ahead.get() : read_uncached(piece, uncached_staging[staging]);
+        span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
-        if (direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
+        if (got.direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
+        staging ^= 1;
+        if (b < wants.size()) {
+          const Piece next = piece_from(b);
+          if (next.one_read)
+            ahead = std::async(std::launch::async, read_uncached, next, std::ref(uncached_staging[staging]));
+        }
       } else if (one_read) {
         uint8_t* into = Scratch(1, static_cast<size_t>(hi - lo)).data();
         source.ReadRange(*file, lo, hi - lo, into);
