@@ -123,6 +123,74 @@ TEST(BoxEncoder, LargeBoxesEqualThePerSampleAddress) {
   }
 }
 
+// Encoding with an hz range (a parallel write's round) is the full encoding restricted to the
+// range, byte for byte: the sink is asked only for addresses inside it, and every sample inside it
+// is handed out. 2-D and 3-D bitmasks, cells of several shapes, samples small enough for one tile
+// per subtree and large enough for many, ranges that cut runs (and tiles' pieces) in the middle.
+TEST(BoxEncoder, EncodingARangeIsTheFullEncodingRestrictedToIt) {
+  for (const char* bits : {"V012012012012012", "V0101010101", "V2102100210", "V00112011"}) {
+    const Bitmask bm = Bitmask::Parse(bits);
+    const int n = bm.dims();
+    const uint64_t total = uint64_t{1} << bm.maxh();
+    for (const int64_t sb : {int64_t{4}, int64_t{72}}) {
+      for (int shape = 0; shape < 2; ++shape) {
+        Point size(n);
+        for (int d = 0; d < n; ++d) size[d] = std::max<int64_t>(1, bm.pow2()[d] >> ((shape + d) % 2));
+        const ImposedGrid grid(bm, bm.PaddedBox(), size);
+        const BoxEncoder enc(bm, grid.cell_size());
+        const Box box = grid.CellBox(grid.num_cells() - 1);
+        const int64_t count = box.Size().Product();
+        std::vector<uint8_t> data(static_cast<size_t>(count * sb));
+        for (int64_t i = 0; i < count * sb; ++i) data[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+        // hz-indexed results: `full` from one encoding of everything, `part` (0xEE where untouched)
+        // from an encoding of a range.
+        std::vector<char> written(total, 0);  // by the full encoding
+        const auto encode = [&](const HzRange& range, std::vector<uint8_t>& out, int64_t* asked, bool mark) {
+          enc.Encode(box, data.data(), sb, bm.PaddedBox(), [&](uint64_t hz, int64_t want) {
+            EXPECT_TRUE(hz >= range.begin && hz + static_cast<uint64_t>(want) <= range.end)
+                << bits << " asked for [" << hz << ", +" << want << ") outside [" << range.begin << ", " << range.end << ")";
+            const int64_t m = std::min<int64_t>(want, 5);  // runs also cut by the sink
+            *asked += m;
+            if (mark) std::fill_n(written.begin() + static_cast<int64_t>(hz), m, 1);
+            return RunSpan{out.data() + hz * static_cast<uint64_t>(sb), m};
+          }, range);
+        };
+        std::vector<uint8_t> full(total * static_cast<uint64_t>(sb), 0xEE);
+        int64_t all = 0;
+        encode(HzRange{}, full, &all, true);
+        ASSERT_EQ(all, count) << bits;
+        std::vector<HzRange> ranges = {{0, total}, {0, 1}, {total / 2, total}, {total / 4 + 3, total / 2 + total / 8 + 5},
+                                       {total / 2 + 7, total / 2 + 9}, {5, total - 11}, {total, total + 100}};
+        uint64_t seed = 12345;
+        for (int r = 0; r < 6; ++r) {
+          seed = seed * 6364136223846793005u + 1442695040888963407u;
+          const uint64_t a = (seed >> 20) % total, b = (seed >> 40) % total;
+          ranges.push_back({std::min(a, b), std::max(a, b) + 1});
+        }
+        for (const HzRange& range : ranges) {
+          std::vector<uint8_t> part(full.size(), 0xEE);
+          int64_t asked = 0;
+          encode(range, part, &asked, false);
+          int64_t expected = 0, differ = 0;
+          for (uint64_t hz = 0; hz < total; ++hz) {
+            const bool inside = hz >= range.begin && hz < range.end;
+            const uint8_t* want = inside ? full.data() + hz * sb : nullptr;
+            const uint8_t* got = part.data() + hz * sb;
+            if (inside && written[hz]) ++expected;
+            const bool same = want ? std::memcmp(got, want, static_cast<size_t>(sb)) == 0
+                                   : std::all_of(got, got + sb, [](uint8_t c) { return c == 0xEE; });
+            if (!same && ++differ < 4)
+              ADD_FAILURE() << bits << " sb " << sb << " range [" << range.begin << ", " << range.end << "): hz " << hz
+                            << (inside ? " differs from the full encoding" : " written outside the range");
+          }
+          EXPECT_EQ(differ, 0);
+          EXPECT_EQ(asked, expected) << bits << " range [" << range.begin << ", " << range.end << ")";
+        }
+      }
+    }
+  }
+}
+
 TEST(BoxEncoder, RefusesUnalignedBoxes) {
   const Bitmask bm = Bitmask::Parse("V012012012");
   const BoxEncoder enc(bm, Point{4, 4, 4});

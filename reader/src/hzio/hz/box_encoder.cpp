@@ -17,7 +17,7 @@ BoxEncoder::BoxEncoder(const Bitmask& bitmask, const Point& box_size)
 }
 
 void BoxEncoder::Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep,
-                        const RunResolver& sink) const {
+                        const RunResolver& sink, const HzRange& range) const {
   const int n = bitmask_.dims();
   for (int d = 0; d < n; ++d)
     Check(box.p2[d] - box.p1[d] == box_size_[d] && box.p1[d] % box_size_[d] == 0, ErrorCode::kInternal,
@@ -38,7 +38,7 @@ void BoxEncoder::Encode(const Box& box, const uint8_t* data, int64_t sample_byte
     if (st.Intersect(keep).Empty()) continue;
     int64_t base = 0;
     for (int d = 0; d < n; ++d) base += (o[d] - box.p1[d]) * strides_[d];
-    coder.Encode(o, data + base * sample_bytes, sink);
+    coder.Encode(o, data + base * sample_bytes, sink, range);
   }
 }
 

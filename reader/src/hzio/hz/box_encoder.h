@@ -27,9 +27,12 @@ class BoxEncoder {
 
   /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, which is called
   /// with (hz, count) for the rest of a run and returns memory for its first n samples (a span with
-  /// null data skips them). Subtrees with no sample in `keep` (the dataset box) are skipped.
-  /// Throws kInternal if `box` is not an aligned cell of this size.
-  void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunResolver& sink) const;
+  /// null data skips them). Subtrees with no sample in `keep` (the dataset box) are skipped, and
+  /// only the samples whose hz is in `range` are read and handed out (the parallel writer's round:
+  /// a round costs what it holds, SubtreeCoder::Encode). Throws kInternal if `box` is not an
+  /// aligned cell of this size.
+  void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunResolver& sink,
+              const HzRange& range = {}) const;
 
  private:
   Bitmask bitmask_;

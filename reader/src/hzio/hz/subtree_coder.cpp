@@ -96,16 +96,29 @@ struct SubtreeCoder::Cursor {
   int64_t span_left = 0;
 
   // Hands the next `n` samples of the run to `fn(memory, count, first)` span by span (`first`:
-  // index of the span's first sample among the n); skipped spans are passed over.
+  // index of the span's first sample among the n); skipped spans, and samples outside `range`
+  // (the resolver is not asked for those), are passed over.
   template <class Fn>
-  void Take(int64_t n, int64_t sb, const RunResolver& resolve, Fn&& fn) {
+  void Take(int64_t n, int64_t sb, const RunResolver& resolve, const HzRange& range, Fn&& fn) {
     int64_t first = 0;
     while (n > 0) {
       if (span_left == 0) {
-        const RunSpan s = resolve(hz, run_left);
-        Check(s.count >= 1 && s.count <= run_left, ErrorCode::kInternal,
+        // A span always lies inside the range, so only here can the cursor stand outside it.
+        const int64_t outside = hz < range.begin ? static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(n), range.begin - hz))
+                                : hz >= range.end ? n
+                                                  : 0;
+        if (outside > 0) {
+          hz += static_cast<uint64_t>(outside);
+          run_left -= outside;
+          n -= outside;
+          first += outside;
+          continue;
+        }
+        const int64_t want = static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(run_left), range.end - hz));
+        const RunSpan s = resolve(hz, want);
+        Check(s.count >= 1 && s.count <= want, ErrorCode::kInternal,
               "HZ coding: the resolver returned " + std::to_string(s.count) + " samples for a run of " +
-                  std::to_string(run_left));
+                  std::to_string(want));
         data = s.data;
         span_left = s.count;
       }
@@ -239,9 +252,9 @@ std::vector<SubtreeCoder::Cursor> SubtreeCoder::LevelCursors(uint64_t z) const {
 }
 
 // The tiles in hz order, each with its origin's offset (samples) from `at_origin`; the rows of the
-// next tile are prefetched while `visit` works on this one.
-template <typename Visit>
-void SubtreeCoder::ForEachTile(const uint8_t* at_origin, bool for_write, Visit&& visit) const {
+// next tile are prefetched while `visit` works on this one, when `wanted` says it will be read.
+template <typename Wanted, typename Visit>
+void SubtreeCoder::ForEachTile(const uint8_t* at_origin, bool for_write, Wanted&& wanted, Visit&& visit) const {
   const uint64_t tiles = uint64_t{1} << (bits_ - tile_bits_);
   const auto next_base = [&](uint64_t tile, int64_t base) {
     return base + tile_step_[static_cast<size_t>(std::countr_zero(tile))];
@@ -249,38 +262,69 @@ void SubtreeCoder::ForEachTile(const uint8_t* at_origin, bool for_write, Visit&&
   int64_t base = 0;
   for (uint64_t tile = 0; tile < tiles; ++tile) {
     if (tile > 0) base = next_base(tile, base);
-    if (tile + 1 < tiles)
+    if (tile + 1 < tiles && wanted(tile + 1))
       PrefetchRows(at_origin + next_base(tile + 1, base) * sample_bytes_, tile_rows_, tile_row_bytes_, for_write);
     visit(tile, base);
   }
 }
 
-void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink) const {
+bool SubtreeCoder::Meets(uint64_t z, const HzRange& range) const {
+  if (range.Meets(RootHz(z), 1)) return true;
+  for (int t = 0; t < bits_; ++t)
+    if (range.Meets(RunStart(z, t), RunLength(t))) return true;
+  return false;
+}
+
+void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink,
+                          const HzRange& range) const {
   const int k = tile_bits_;
   const int64_t sb = sample_bytes_;
   const Kernel kernel = FixedKernel<true>(sb);
   const uint64_t z = SubtreeZ(origin);
+  if (!Meets(z, range)) return;
   std::vector<Cursor> cursors = LevelCursors(z);
-  ForEachTile(at_origin, false, [&](uint64_t, int64_t base) {
+  // Level t's piece of tile i is [RunStart(z, t) + i·n_t, + n_t) with n_t = 2^(k-t-1): the tiles
+  // whose piece meets the range form one interval per level; a tile in none of them is not read.
+  const uint64_t tiles = uint64_t{1} << (bits_ - k);
+  std::vector<std::pair<uint64_t, uint64_t>> wanted_tiles;  // [first, end) per level that has any
+  for (int t = 0; t < k; ++t) {
+    const uint64_t start = RunStart(z, t), length = static_cast<uint64_t>(RunLength(t)), piece = uint64_t{1} << (k - t - 1);
+    if (!range.Meets(start, static_cast<int64_t>(length))) continue;
+    const uint64_t lo = range.begin > start ? (range.begin - start) / piece : 0;
+    const uint64_t hi = (std::min(range.end - start, length) + piece - 1) / piece;
+    wanted_tiles.emplace_back(lo, std::min(hi, tiles));
+  }
+  const auto wanted = [&](uint64_t tile) {
+    for (const auto& [lo, hi] : wanted_tiles)
+      if (tile >= lo && tile < hi) return true;
+    return false;
+  };
+  ForEachTile(at_origin, false, wanted, [&](uint64_t tile, int64_t base) {
     const uint8_t* src = at_origin + base * sb;
+    const bool read = wanted(tile);
     for (int t = 0; t < k; ++t) {
       const int64_t n = int64_t{1} << (k - t - 1);
+      if (!read) {  // every piece outside the range: move the cursor on, nothing asked or read
+        cursors[static_cast<size_t>(t)].Take(n, sb, sink, range, [](uint8_t*, int64_t, int64_t) {});
+        continue;
+      }
       const uint32_t* table = tile_table_.data() + n;
-      cursors[static_cast<size_t>(t)].Take(n, sb, sink, [&](uint8_t* out, int64_t m, int64_t first) {
+      cursors[static_cast<size_t>(t)].Take(n, sb, sink, range, [&](uint8_t* out, int64_t m, int64_t first) {
         GatherAny(out, src, table + first, m, sb, kernel);
       });
     }
   });
   // The coarse levels: the tiles' roots, local Z (2j+1)·2^t for level t >= k.
   for (int t = k; t < bits_; ++t)
-    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, sink, [&](uint8_t* out, int64_t m, int64_t first) {
+    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, sink, range, [&](uint8_t* out, int64_t m, int64_t first) {
       for (int64_t j = 0; j < m; ++j) {
         const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
         std::memcpy(out + j * sb, at_origin + CoarseOffset(local) * sb, static_cast<size_t>(sb));
       }
     });
   Cursor root{RootHz(z), 1};
-  root.Take(1, sb, sink, [&](uint8_t* out, int64_t, int64_t) { std::memcpy(out, at_origin, static_cast<size_t>(sb)); });
+  root.Take(1, sb, sink, range,
+            [&](uint8_t* out, int64_t, int64_t) { std::memcpy(out, at_origin, static_cast<size_t>(sb)); });
 }
 
 void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& clip, const RunResolver& source) const {
@@ -289,18 +333,18 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
   const Kernel kernel = FixedKernel<false>(sb);
   const uint64_t z = SubtreeZ(origin);
   Cursor root{RootHz(z), 1};
-  root.Take(1, sb, source, [&](uint8_t* in, int64_t, int64_t) {
+  root.Take(1, sb, source, HzRange{}, [&](uint8_t* in, int64_t, int64_t) {
     if (clip.Contains(Point(n))) std::memcpy(at_origin, in, static_cast<size_t>(sb));
   });
   std::vector<Cursor> cursors = LevelCursors(z);
   for (int t = k; t < bits_; ++t)
-    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
+    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, HzRange{}, [&](uint8_t* in, int64_t m, int64_t first) {
       for (int64_t j = 0; j < m; ++j) {
         const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
         if (clip.Contains(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
       }
     });
-  ForEachTile(at_origin, true, [&](uint64_t tile, int64_t base) {
+  ForEachTile(at_origin, true, [](uint64_t) { return true; }, [&](uint64_t tile, int64_t base) {
     bool partial = false;
     const bool any = TileInside(tile, clip, &partial);
     uint8_t* dst = at_origin + base * sb;
@@ -308,7 +352,7 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
     for (int t = 0; t < k; ++t) {
       const int64_t count = int64_t{1} << (k - t - 1);
       const uint32_t* table = tile_table_.data() + count;
-      cursors[static_cast<size_t>(t)].Take(count, sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
+      cursors[static_cast<size_t>(t)].Take(count, sb, source, HzRange{}, [&](uint8_t* in, int64_t m, int64_t first) {
         if (!any) return;
         if (!partial) return ScatterAny(dst, in, table + first, m, sb, kernel);
         for (int64_t j = 0; j < m; ++j) {  // a tile across the clip's border: sample by sample

@@ -35,6 +35,18 @@ struct RunSpan {
 /// calls for different runs interleave.
 using RunResolver = std::function<RunSpan(uint64_t hz, int64_t count)>;
 
+/// The hz addresses [begin, end) an encoding is asked for (a round of the parallel writer: the
+/// files it holds). Encoding skips, without reading the source, every subtree and tile whose run
+/// pieces all fall outside it.
+struct HzRange {
+  uint64_t begin = 0;
+  uint64_t end = ~uint64_t{0};
+  /// Whether [hz, hz + count) has an address in the range.
+  bool Meets(uint64_t hz, int64_t count) const {
+    return count > 0 && hz < end && hz + static_cast<uint64_t>(count) > begin;
+  }
+};
+
 class SubtreeCoder {
  public:
   /// Subtrees of the lattice of levels 0..`level` (level = maxh: full resolution) spanning the
@@ -59,8 +71,13 @@ class SubtreeCoder {
   uint64_t SubtreeZ(const Point& origin) const;
 
   /// Reads the subtree at `origin` (full-resolution coordinates) from the array, where
-  /// `at_origin` is its origin's sample, and hands every sample to `sink`.
-  void Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink) const;
+  /// `at_origin` is its origin's sample, and hands every sample whose hz is in `range` to `sink`
+  /// (called only for addresses in it, counts cut at its end). The samples outside it are not read:
+  /// nor are the tiles whose pieces at every level miss it (no prefetch either), and a subtree with
+  /// no run in it costs nothing.
+  void Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink, const HzRange& range = {}) const;
+  /// Whether any run (or the root) of the subtree with Z address `z` has an address in `range`.
+  bool Meets(uint64_t z, const HzRange& range) const;
   /// Writes the samples of the subtree at `origin` that lie inside `clip` (lattice samples relative
   /// to the origin, inside [0, extent)) into the array from `source`; skipped spans leave the
   /// array as it was. Runs of tiles wholly outside `clip` are asked for and skipped.
@@ -73,8 +90,8 @@ class SubtreeCoder {
   struct Cursor;
   /// One cursor per level t, at the subtree's run of that level.
   std::vector<Cursor> LevelCursors(uint64_t z) const;
-  template <typename Visit>
-  void ForEachTile(const uint8_t* at_origin, bool for_write, Visit&& visit) const;
+  template <typename Wanted, typename Visit>
+  void ForEachTile(const uint8_t* at_origin, bool for_write, Wanted&& wanted, Visit&& visit) const;
   bool TileInside(uint64_t tile, const Box& clip, bool* partial) const;
   int64_t CoarseOffset(uint64_t local_z) const;
   Point LocalPoint(uint64_t local_z) const;

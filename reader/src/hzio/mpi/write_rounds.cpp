@@ -208,9 +208,10 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
                                          PutStaging& staging) {
   const int nfields = static_cast<int>(header_.fields.size());
   const int unit_bits = plan.unit_bits();
-  // This round's hz range: runs before or after it are skipped (another round stores them).
-  const uint64_t round_begin = static_cast<uint64_t>(plan.Units(0).begin) << unit_bits;
-  const uint64_t round_end = static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits;
+  // This round's hz range: the encoder reads and hands out only its samples (another round stores
+  // the rest), so a round costs what it holds, not a walk over every cell.
+  const HzRange round{static_cast<uint64_t>(plan.Units(0).begin) << unit_bits,
+                      static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits};
   std::exception_ptr error;
   try {
     int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
@@ -229,9 +230,7 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
         const uint8_t* data = rb.Data(f);
         if (!data) continue;
         const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
-        cells_.encoder.Encode(rb.box, data, sb, header_.box, [&](uint64_t hz, int64_t count) {
-          if (hz < round_begin) return RunSpan{nullptr, std::min<int64_t>(count, static_cast<int64_t>(round_begin - hz))};
-          if (hz >= round_end) return RunSpan{nullptr, count};
+        const auto place = [&](uint64_t hz, int64_t count) {  // hz is in the round (HzRange)
           const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
           const Span units = plan.Units(agg);
           const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
@@ -240,7 +239,8 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
           const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
           if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
           return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
-        });
+        };
+        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round);
         if (last_round) rb.Release(f);  // the cell copy is no longer needed
       }
     }
