@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "hzio/storage/durable_file.h"
+#include "hzio/storage/file.h"
 #include "hzio/util/crash_point.h"
 #include "hzio/util/error.h"
 #include "hzio/util/large_allocation.h"
@@ -20,9 +21,7 @@ namespace hzio {
 
 namespace {
 
-// O_DIRECT alignment of buffers, offsets and lengths: 4 KiB covers every logical block size in
-// use (512 B and 4 KiB sectors).
-constexpr int64_t kDirectAlign = 4096;
+constexpr int64_t kDirectAlign = kDirectIoAlignment;
 // A direct write is cut into chunks of this size at aligned offsets, each gathered from the pieces
 // into a staging buffer of its lane and written with one pwrite. Up to kDirectLanes chunks are in
 // flight at once on disjoint ranges of the file (the calling thread and kDirectLanes - 1 helpers):

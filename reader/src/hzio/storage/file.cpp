@@ -90,9 +90,7 @@ void ReadFile::Prefetch(uint64_t offset, uint64_t n) const {
 
 namespace {
 
-// O_DIRECT alignment of buffers, offsets and lengths: 4 KiB covers every logical block size in
-// use (as for the direct writes, block_file_write.cpp).
-constexpr uint64_t kDirectAlign = 4096;
+constexpr uint64_t kDirectAlign = kDirectIoAlignment;
 
 }  // namespace
 

@@ -16,6 +16,11 @@
 
 namespace hzio {
 
+/// O_DIRECT alignment of buffers, offsets and lengths, for direct reads (ReadFile::ReadUncached) and
+/// direct writes (block_file_write.h): 4 KiB covers every logical block size in use (512 B and 4 KiB
+/// sectors).
+inline constexpr int64_t kDirectIoAlignment = 4096;
+
 /// What identifies one version of a file: a file replaced by rename has another inode, one
 /// rewritten in place another size or mtime.
 struct FileIdentity {
