@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "s3d_case.h"
 
@@ -30,16 +31,34 @@ MPI_Datatype FileType(const S3dCase& c, int comps) {
 
 }  // namespace
 
+namespace {
+
+// One vectored call per file, continued where it stopped: Linux moves at most 2 GiB - 4 KiB per
+// read/write call, so a rank's 2 GiB (256^3 x 16 float64) takes two.
+template <class Call>
+bool TransferAll(int fd, std::vector<iovec> iov, Call call) {
+  size_t first = 0;
+  while (first < iov.size()) {
+    const ssize_t n = call(fd, iov.data() + first, static_cast<int>(iov.size() - first));
+    if (n <= 0) return false;
+    size_t done = static_cast<size_t>(n);
+    while (first < iov.size() && done >= iov[first].iov_len) done -= iov[first++].iov_len;
+    if (first < iov.size()) {
+      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + done;
+      iov[first].iov_len -= done;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 void WriteOwnFile(const std::string& path, const std::vector<std::vector<uint8_t>>& parts, bool durable) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error("cannot create " + path);
   std::vector<iovec> iov;
-  size_t total = 0;
-  for (const auto& d : parts) {
-    iov.push_back(iovec{const_cast<uint8_t*>(d.data()), d.size()});
-    total += d.size();
-  }
-  const bool ok = ::writev(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
+  for (const auto& d : parts) iov.push_back(iovec{const_cast<uint8_t*>(d.data()), d.size()});
+  const bool ok = TransferAll(fd, std::move(iov), ::writev);
   const bool synced = !ok || !durable || ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error("short write " + path);
@@ -50,12 +69,8 @@ void ReadOwnFile(const std::string& path, std::vector<std::vector<uint8_t>>& par
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) throw std::runtime_error("cannot open " + path);
   std::vector<iovec> iov;
-  size_t total = 0;
-  for (auto& d : parts) {
-    iov.push_back(iovec{d.data(), d.size()});
-    total += d.size();
-  }
-  const bool ok = ::readv(fd, iov.data(), static_cast<int>(iov.size())) == static_cast<ssize_t>(total);
+  for (auto& d : parts) iov.push_back(iovec{d.data(), d.size()});
+  const bool ok = TransferAll(fd, std::move(iov), ::readv);
   ::close(fd);
   if (!ok) throw std::runtime_error("short read " + path);
 }
