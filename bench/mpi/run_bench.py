@@ -251,7 +251,7 @@ def run_sizes(args):
     if skipped:
         md += ["Skipped (do not fit this machine now):", ""] + [f"* {s}" for s in skipped] + [""]
     if crashes:
-        md += ["Rows without PIDX (its run crashed):", ""] + [f"* {s}" for s in crashes] + [""]
+        md += ["Rows measured again without PIDX (the run with it failed):", ""] + [f"* {s}" for s in crashes] + [""]
     md += [f"Whole run: {(time.time() - t_start) / 60:.1f} min; 1-minute load average at the end {os.getloadavg()[0]:.1f}.",
            "<!-- sizes:end -->"]
     return "\n".join(md)
