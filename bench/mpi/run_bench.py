@@ -219,8 +219,8 @@ def run_sizes(args):
                     except subprocess.CalledProcessError as e:
                         if "pidx" not in names:
                             raise
-                        # PIDX 0.9.3 itself crashes on some cases (a segfault writing 512³ float32 at
-                        # 1 rank): the row is measured again without it, and says so.
+                        # PIDX 0.9.3 itself crashes on some cases (segfaults on 512³ float32 at 1-4
+                        # ranks): the row is measured again without it, and says so.
                         shutil.rmtree(args.scratch, ignore_errors=True)
                         res = row([m for m in names if m != "pidx"])
                         crashes.append(f"{title}, {size_label(n, kind)} per rank, {k} ranks: exit {e.returncode} "
