@@ -14,7 +14,7 @@ namespace {
 std::string FloorFile(const std::string& dir, int rank) { return dir + "/hzfloor_" + std::to_string(rank) + ".bin"; }
 
 hzio::BoxEncoder EncoderFor(const S3dCase& c) {
-  const hzio::IdxHeader h = hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", "visus.idx");
+  const hzio::IdxHeader h = hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, 0, 0, "raw", "visus.idx", 1);
   const hzio::Point size = c.mine.Size();
   for (int d = 0; d < size.dims; ++d)
     if ((size[d] & (size[d] - 1)) != 0 || c.mine.p1[d] % size[d] != 0)

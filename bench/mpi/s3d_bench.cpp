@@ -172,7 +172,8 @@ FileLayout FilesPerRankLayout(const S3dCase& c) {
 }
 
 hzio::IdxHeader HzioHeader(const S3dCase& c, const std::string& idx, const FileLayout& layout) {
-  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, layout.bits_per_block, layout.blocks_per_file, "raw", idx);
+  return hzio::mpi::MakeHeader(c.domain.p2, c.fields, 1, layout.bits_per_block, layout.blocks_per_file, "raw", idx,
+                                 c.ranks);
 }
 
 Sample HzioWrite(const S3dCase& c, const std::string& dir, const hzio::mpi::WriteOptions& options,

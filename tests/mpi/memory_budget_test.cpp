@@ -40,7 +40,31 @@ void ExpectNoProblems(const std::vector<std::string>& problems) {
 
 IdxHeader HeaderOf(const SyntheticSpec& spec) {
   return MakeHeader(spec.dims, ParseFieldList(spec.fields), spec.timesteps, spec.bits_per_block, spec.blocks_per_file,
-                    spec.compression, "/tmp/visus.idx");
+                    spec.compression, "/tmp/visus.idx", Ranks());
+}
+
+// Pure planning: blocks per file left to their default give every aggregator whole files of its
+// own (a power of two, never beyond the 128 MiB default); a size the caller chose is kept.
+TEST(FileAggregation, DefaultFilesGiveEveryAggregatorFilesOfItsOwn) {
+  // 64^3 x 16 float64: 2^16-sample blocks of 8 MiB, 4 blocks (one 32 MiB file by the header default).
+  const Point dims{64, 64, 64};
+  const std::vector<Field> fields = ParseFieldList("a:float64[4],b:float64[4],c:float64[4],d:float64[4]");
+  for (const int ranks : {1, 2, 3, 4, 8}) {
+    const IdxHeader h = MakeHeader(dims, fields, 1, 0, 0, "raw", "/tmp/visus.idx", ranks);
+    ASSERT_EQ(h.total_blocks(), 4u);
+    const int64_t files = 4 / h.blocks_per_file;
+    EXPECT_EQ(h.blocks_per_file & (h.blocks_per_file - 1), 0) << ranks;
+    EXPECT_GE(files, std::min(ranks, 4)) << ranks;
+    EXPECT_LT(files, 2 * ranks) << ranks;  // as large as that allows
+    // More ranks than blocks: one block per file, and the raw blocks are split between aggregators.
+    EXPECT_EQ(FileAggregation(h, 0, ranks).whole_files(), ranks <= 4) << ranks;
+  }
+  // Large timesteps keep files of 128 MiB: 1024^3 float32 in 256 KiB blocks at 8 ranks.
+  EXPECT_EQ(MakeHeader(Point{1024, 1024, 1024}, ParseFieldList("t:float32"), 1, 0, 0, "raw", "/tmp/visus.idx", 8)
+                .blocks_per_file,
+            512);
+  // A size the caller gave is kept, even where it leaves aggregators sharing a file.
+  EXPECT_EQ(MakeHeader(dims, fields, 1, 0, 4, "raw", "/tmp/visus.idx", 4).blocks_per_file, 4);
 }
 
 // Pure planning: rounds cover every file once, in order, and fit the budget (one file at least).

@@ -62,7 +62,7 @@ IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const Synthet
                        int64_t pieces_per_rank, const WriteOptions& options) {
   const std::vector<Field> fields = ParseFieldList(spec.fields);
   const IdxHeader header = MakeHeader(spec.dims, fields, spec.timesteps, spec.bits_per_block, spec.blocks_per_file,
-                                      spec.compression, idx_path);
+                                      spec.compression, idx_path, CommSize(comm));
   ParallelWriter writer(comm, idx_path, header, options);
   const Box domain(Point(spec.dims.dims), spec.dims);
   const std::vector<Box> pieces = RankPieces(domain, grid, pieces_per_rank, CommRank(comm));

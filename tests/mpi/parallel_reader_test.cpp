@@ -402,7 +402,7 @@ TEST(ParallelReader, AbsentBlocksReadAsTheDefaultValue) {
   field.name = "p";
   field.dtype = DType::Parse("int32");
   field.default_value = 7;
-  IdxHeader header = MakeHeader(Point{32, 32, 16}, {field}, 1, 8, 4, "raw", idx);
+  IdxHeader header = MakeHeader(Point{32, 32, 16}, {field}, 1, 8, 4, "raw", idx, Ranks());
   header.fields[0].default_value = 7;
   // Only rank 0 writes, and only a corner: most blocks (and files) stay absent.
   const Box corner(Point{0, 0, 0}, Point{8, 8, 4});

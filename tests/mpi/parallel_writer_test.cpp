@@ -71,7 +71,7 @@ TEST(ParallelWriter, SamplesNobodyWritesReadBackAsTheDefault) {
     fields[0].default_value = 7;
     fields[1].default_value = 3;
     const std::string idx = dir.File("holes-" + std::to_string(dims[0]) + "/visus.idx");
-    const IdxHeader header = MakeHeader(dims, fields, 2, 8, 4, "raw", idx);
+    const IdxHeader header = MakeHeader(dims, fields, 2, 8, 4, "raw", idx, Ranks());
     const Box domain(Point{0, 0, 0}, dims);
     const Box corner(Point{0, 0, 0}, Point{3, 3, 3});  // with 2+ ranks most cells hold no data at all
     const Box mine = GridCell(domain, DefaultGrid(Ranks(), 3), Rank());
@@ -256,7 +256,7 @@ TEST(ParallelWriter, AbsurdDatasetFailsEverywhereWithAClearError) {
   ScratchDir dir;
   const std::string idx = dir.File("absurd/visus.idx");
   const IdxHeader header =
-      MakeHeader(Point{int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 8}, ParseFieldList("c:uint8"), 1, 0, 0, "raw", idx);
+      MakeHeader(Point{int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 8}, ParseFieldList("c:uint8"), 1, 0, 0, "raw", idx, Ranks());
   ParallelWriter writer(MPI_COMM_WORLD, idx, header);
   const std::vector<uint8_t> data(8, 1);
   writer.Add(0, 0, Box(Point{0, 0, 0}, Point{2, 2, 2}), data.data());
@@ -352,7 +352,7 @@ TEST(ParallelWriter, BadBoxOnOneRankFailsEverywhereBeforeAnyFile) {
   ScratchDir dir;
   const std::vector<Field> fields = ParseFieldList("p:float64");
   const std::string idx = dir.File("badbox/visus.idx");
-  const IdxHeader header = MakeHeader(Point{16, 16, 8}, fields, 1, 0, 0, "raw", idx);
+  const IdxHeader header = MakeHeader(Point{16, 16, 8}, fields, 1, 0, 0, "raw", idx, Ranks());
   ParallelWriter writer(MPI_COMM_WORLD, idx, header, {});
   std::vector<double> data(16 * 16 * 8, 1.0);
   if (Rank() == Ranks() - 1)

@@ -97,7 +97,7 @@ TEST(PidxCompatibleWrite, DatasetsPidxCannotReadAreRefusedOnEveryRank) {
   const auto refusal = [&](const std::string& fields, const std::string& compression) {
     std::string message;
     try {
-      ParallelWriter writer(MPI_COMM_WORLD, idx, MakeHeader(Point{16, 16, 16}, ParseFieldList(fields), 1, 0, 0, compression, idx),
+      ParallelWriter writer(MPI_COMM_WORLD, idx, MakeHeader(Point{16, 16, 16}, ParseFieldList(fields), 1, 0, 0, compression, idx, Ranks()),
                             Pidx());
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kUnsupported) << e.what();

@@ -57,7 +57,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const int64_t timesteps = args.GetInt("timesteps", 1);
   const std::vector<Field> fields = ParseFieldList(args.Get("fields", kDefaultFields));
   const IdxHeader header = MakeHeader(dims, fields, timesteps, static_cast<int>(args.GetInt("bitsperblock", 0)),
-                                      args.GetInt("blocksperfile", 0), compression, out);
+                                      args.GetInt("blocksperfile", 0), compression, out, ranks);
 
   WriteOptions options;
   options.restructure = RestructureSpec::Parse(args.Get("restructure", "default"), dims.dims);

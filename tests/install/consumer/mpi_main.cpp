@@ -11,7 +11,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc != 2) return 2;
   const hzio::Point dims{8, 8, 8};
-  hzio::IdxHeader h = hzio::mpi::MakeHeader(dims, hzio::mpi::ParseFieldList("v:uint8"), 1, 0, 0, "raw", argv[1]);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  hzio::IdxHeader h = hzio::mpi::MakeHeader(dims, hzio::mpi::ParseFieldList("v:uint8"), 1, 0, 0, "raw", argv[1], ranks);
   hzio::mpi::WriteOptions options;
   options.overwrite = true;
   hzio::mpi::ParallelWriter writer(MPI_COMM_WORLD, argv[1], h, options);

@@ -117,7 +117,8 @@ HZIO_API hzio_status hzio_desc_add_field(hzio_desc* desc, const char* name, cons
 HZIO_API hzio_status hzio_desc_set_timesteps(hzio_desc* desc, int64_t first, int64_t last);
 /* log2 of the samples per block (0 = hzio's default, min(maxh, 16)). */
 HZIO_API hzio_status hzio_desc_set_bits_per_block(hzio_desc* desc, int bits);
-/* Blocks per block file (0 = hzio's guess; -1 = every block in one file). */
+/* Blocks per block file (0 = hzio's guess: files of at most 128 MiB of samples, and a collective
+   writer also cuts them so that each rank writes files of its own; -1 = every block in one file). */
 HZIO_API hzio_status hzio_desc_set_blocks_per_file(hzio_desc* desc, int64_t blocks);
 /* Storage codec of `field`, or of every field (also those added later) when `field` is NULL:
  * "raw", "zip" (deflate level 1; "zip-Z_DEFAULT_COMPRESSION" and "zip-Z_BEST_COMPRESSION" exist

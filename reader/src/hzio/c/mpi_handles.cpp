@@ -109,6 +109,7 @@ hzio_status CreateWriter(const char* function, MPI_Comm comm, const char* path, 
       const std::string where = Text(path, "path");
       CheckFlags(flags, HZIO_OVERWRITE | HZIO_SYNC | HZIO_PIDX_COMPATIBLE, "a collective writer (HZIO_UPDATE is for the serial writer)");
       header = HeaderForWriting(*desc, where);
+      if (desc->header.blocks_per_file == 0) mpi::SplitFilesAcrossRanks(header, mpi::CommSize(owned->get()), where);
       for (const Field& f : header.fields)
         Check(f.hz_layout, ErrorCode::kUnsupported,
               "field '" + f.name + "' asks for row-major blocks; the collective writer writes hz-order blocks "

@@ -67,6 +67,13 @@ int64_t FileAggregation::FileBufferBytes(const IdxHeader& header) {
   return bytes * header.blocks_per_file;
 }
 
+int64_t FileAggregation::DefaultBlocksPerFile(const IdxHeader& header, int64_t aggregators) {
+  const int64_t per_aggregator = static_cast<int64_t>(header.total_blocks()) / std::max<int64_t>(1, aggregators);
+  int64_t bpf = 1;
+  while (bpf * 2 <= per_aggregator) bpf *= 2;
+  return std::clamp<int64_t>(bpf, 1, std::max<int64_t>(1, header.blocks_per_file));
+}
+
 int64_t FileAggregation::MaxBufferBytes() const {
   int64_t bytes = 0;
   for (int64_t a = 0; a < aggregators_; ++a) bytes = std::max(bytes, BufferBytes(a));

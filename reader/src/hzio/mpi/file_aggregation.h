@@ -37,6 +37,12 @@ class FileAggregation {
   static std::vector<Span> Rounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget_bytes);
   /// The bytes one whole file takes in the aggregators' buffers (every block, every field).
   static int64_t FileBufferBytes(const IdxHeader& header);
+  /// The blocks per file of a parallel write whose caller left (blocksperfile) to its default: the
+  /// header's (validated: §2.3, 128 MiB of uncompressed blocks per file), cut to a power of two so
+  /// that there are at least as many files per timestep as `aggregators`. Each aggregator then
+  /// writes whole files of its own, side by side, instead of the ranks of a node queueing on one
+  /// shared file (a file system serialises the writes into one file).
+  static int64_t DefaultBlocksPerFile(const IdxHeader& header, int64_t aggregators);
   /// The largest aggregator buffer of this plan.
   int64_t MaxBufferBytes() const;
 

@@ -267,7 +267,7 @@ IoStats ParallelWriter::Write() {
 }
 
 IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_t timesteps, int bits_per_block,
-                     int64_t blocks_per_file, const std::string& compression, const std::string& idx_path) {
+                     int64_t blocks_per_file, const std::string& compression, const std::string& idx_path, int ranks) {
   IdxHeader h;
   h.version = 6;
   h.box = Box(Point(dims.dims), dims);
@@ -284,7 +284,16 @@ IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_
     h.has_time = true;
   }
   h.Validate(IdxStemOf(idx_path));
+  if (blocks_per_file == 0) SplitFilesAcrossRanks(h, ranks, idx_path);
   return h;
+}
+
+void SplitFilesAcrossRanks(IdxHeader& validated, int ranks, const std::string& idx_path) {
+  if (validated.arco > 0) return;
+  const int64_t bpf = FileAggregation::DefaultBlocksPerFile(validated, ranks);
+  if (bpf == validated.blocks_per_file) return;
+  validated.blocks_per_file = bpf;
+  validated.Validate(IdxStemOf(idx_path));
 }
 
 std::vector<Field> ParseFieldList(const std::string& text) {

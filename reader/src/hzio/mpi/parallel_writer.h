@@ -108,8 +108,16 @@ class ParallelWriter {
 
 /// The header the driver and tests use: box [0,dims), guessed bitmask, the given fields (hz
 /// layout, `compression`), timesteps 0..timesteps-1 (time template `time_%02d/` when more than one).
+/// `blocks_per_file` 0 is the default for a write by `ranks` ranks (SplitFilesAcrossRanks).
 IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_t timesteps, int bits_per_block,
-                     int64_t blocks_per_file, const std::string& compression, const std::string& idx_path);
+                     int64_t blocks_per_file, const std::string& compression, const std::string& idx_path, int ranks);
+
+/// For a `validated` header whose (blocksperfile) the caller left to its default: the files cut so
+/// that each of `ranks` aggregators writes whole files of its own (FileAggregation::
+/// DefaultBlocksPerFile; a 64 MiB timestep at 2 ranks is then two files written side by side,
+/// not one that a single rank writes while the other waits), and the header validated again for
+/// `idx_path`. Not for ARCO headers (a block per file already).
+void SplitFilesAcrossRanks(IdxHeader& validated, int ranks, const std::string& idx_path);
 
 /// Parses "name:dtype,name:dtype[3],..." (design.md §3 `--fields`).
 std::vector<Field> ParseFieldList(const std::string& text);
