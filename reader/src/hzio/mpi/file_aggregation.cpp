@@ -1,6 +1,7 @@
 #include "hzio/mpi/file_aggregation.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "hzio/codec/codec.h"
 #include "hzio/util/error.h"
@@ -68,10 +69,9 @@ int64_t FileAggregation::FileBufferBytes(const IdxHeader& header) {
 }
 
 int64_t FileAggregation::DefaultBlocksPerFile(const IdxHeader& header, int64_t aggregators) {
-  const int64_t per_aggregator = static_cast<int64_t>(header.total_blocks()) / std::max<int64_t>(1, aggregators);
-  int64_t bpf = 1;
-  while (bpf * 2 <= per_aggregator) bpf *= 2;
-  return std::clamp<int64_t>(bpf, 1, std::max<int64_t>(1, header.blocks_per_file));
+  const uint64_t per_aggregator = header.total_blocks() / static_cast<uint64_t>(std::max<int64_t>(1, aggregators));
+  return std::min(static_cast<int64_t>(std::bit_floor(std::max<uint64_t>(1, per_aggregator))),
+                  std::max<int64_t>(1, header.blocks_per_file));
 }
 
 int64_t FileAggregation::MaxBufferBytes() const {

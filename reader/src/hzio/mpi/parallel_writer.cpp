@@ -289,7 +289,6 @@ IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_
 }
 
 void SplitFilesAcrossRanks(IdxHeader& validated, int ranks, const std::string& idx_path) {
-  if (validated.arco > 0) return;
   const int64_t bpf = FileAggregation::DefaultBlocksPerFile(validated, ranks);
   if (bpf == validated.blocks_per_file) return;
   validated.blocks_per_file = bpf;

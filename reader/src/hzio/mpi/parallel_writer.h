@@ -116,7 +116,7 @@ IdxHeader MakeHeader(const Point& dims, const std::vector<Field>& fields, int64_
 /// that each of `ranks` aggregators writes whole files of its own (FileAggregation::
 /// DefaultBlocksPerFile; a 64 MiB timestep at 2 ranks is then two files written side by side,
 /// not one that a single rank writes while the other waits), and the header validated again for
-/// `idx_path`. Not for ARCO headers (a block per file already).
+/// `idx_path`. An ARCO header (a block per file) stays as it is.
 void SplitFilesAcrossRanks(IdxHeader& validated, int ranks, const std::string& idx_path);
 
 /// Parses "name:dtype,name:dtype[3],..." (design.md §3 `--fields`).
