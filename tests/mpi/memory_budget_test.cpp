@@ -347,8 +347,10 @@ void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
     MPI_Allreduce(MPI_IN_PLACE, &direct_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     EXPECT_GT(direct_bytes, 0);
   }
-  // Every rank count, one rank too (its own aggregator), goes in rounds at full resolution.
-  EXPECT_GT(most_rounds, 4);
+  // Every rank count goes in rounds at full resolution, but one rank: it has nothing to exchange,
+  // so no window, and places each block as it is decoded (parallel_reader_alone.cpp).
+  if (Ranks() > 1) EXPECT_GT(most_rounds, 4);
+  else EXPECT_EQ(most_rounds, 1);
 }
 
 TEST(MemoryBudget, ReaderRoundsReadTheSameSamples) { ExpectReaderRoundsReadTheSameSamples("raw"); }
@@ -385,8 +387,10 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   };
   IoStats good;
   read(true, &good);
-  ASSERT_TRUE(good.overlapped);
-  ASSERT_GT(good.rounds, 2);
+  if (Ranks() > 1) {  // one rank reads without a window, in one pass (parallel_reader_alone.cpp)
+    ASSERT_TRUE(good.overlapped);
+    ASSERT_GT(good.rounds, 2);
+  }
   const uintmax_t size = std::filesystem::file_size(victim);
   for (const char* damage : {"missing", "short"}) {
     MPI_Barrier(MPI_COMM_WORLD);

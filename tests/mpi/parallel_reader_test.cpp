@@ -166,7 +166,7 @@ TEST(ParallelReader, EveryLevelEqualsSerialRead) {
   ScratchDir dir;
   SyntheticSpec spec;
   spec.dims = Point{40, 27, 13};
-  spec.fields = "p:float64,rgb:uint8[3]";
+  spec.fields = "p:float64,rgb:uint8[3],v:float64[3]";  // gathered, gathered, scattered (block_reading.cpp)
   spec.bits_per_block = 8;
   spec.blocks_per_file = 4;
   // lz4 decodes block 0 whole; raw reads only the part of block 0 a coarse level needs.

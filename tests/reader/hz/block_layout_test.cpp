@@ -39,6 +39,7 @@ TEST(BlockLayout, WorkedExampleV0101) {
   EXPECT_EQ(l.BlockGrid(3), (Grid{Point{2, 1}, Point{1, 2}, Point{2, 2}}));
   // Block 1: hz order (1,0)(1,2)(3,0)(3,2), row-major (1,0)(3,0)(1,2)(3,2): table[rm] = hz index.
   EXPECT_EQ(l.RowMajorToHz(3), (std::vector<uint32_t>{0, 2, 1, 3}));
+  EXPECT_EQ(l.HzToRowMajor(3), (std::vector<uint32_t>{0, 2, 1, 3}));  // a swap is its own inverse
   EXPECT_EQ(l.RowMajorToHz(2), (std::vector<uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(l.RowMajorToHz(4), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
@@ -70,9 +71,13 @@ TEST(BlockLayout, BlockGridsMatchHzRanges) {
       Grid g = l.BlockGrid(b);
       ASSERT_EQ(g.NumSamples(), l.samples_per_block());
       const std::vector<uint32_t>& table = l.RowMajorToHz(l.BlockLevel(b));
+      const std::vector<uint32_t>& inverse = l.HzToRowMajor(l.BlockLevel(b));
+      ASSERT_EQ(inverse.size(), table.size());
       std::vector<Point> pts = GridPoints(g);
-      for (size_t r = 0; r < pts.size(); ++r)
+      for (size_t r = 0; r < pts.size(); ++r) {
         ASSERT_EQ(HzFromPoint(l.bitmask(), pts[r]), (b << bpb) + table[r]) << text << " bpb " << bpb << " block " << b;
+        ASSERT_EQ(inverse[table[r]], r) << text << " bpb " << bpb << " block " << b;
+      }
     }
   }
 }

@@ -7,6 +7,7 @@
 #include "hzio/codec/codec.h"
 #include "hzio/util/byte_buffer.h"
 #include "hzio/util/error.h"
+#include "hzio/util/stream_copy.h"
 #include "hzio/util/task_group.h"
 #include "hzio/util/thread_pool.h"
 
@@ -14,9 +15,6 @@ namespace hzio {
 
 namespace {
 
-// Results from this size on are placed with streaming stores (sample_copy.h): well beyond the
-// last-level cache (32 MiB here), so their lines would be evicted before anyone reads them.
-constexpr int64_t kStreamResultBytes = int64_t{64} << 20;
 // Blocks waiting for a decoder, per pool thread (parallel decode, below).
 constexpr size_t kPendingPerThread = 2;
 

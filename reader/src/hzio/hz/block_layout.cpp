@@ -16,8 +16,12 @@ BlockLayout::BlockLayout(Bitmask bitmask, int bits_per_block)
         "bitsperblock " + std::to_string(bpb_) + " is larger than 30 (blocks over 1 G samples)");
   Check(bitmask_.letter() == 'V', ErrorCode::kUnsupported,
         "bitmask '" + bitmask_.text() + "': the F (full-resolution blocks) variant is not supported");
-  for (int h = 0; h <= maxh(); ++h) table_once_.push_back(std::make_unique<std::once_flag>());
+  for (int h = 0; h <= maxh(); ++h) {
+    table_once_.push_back(std::make_unique<std::once_flag>());
+    inverse_once_.push_back(std::make_unique<std::once_flag>());
+  }
   tables_.resize(static_cast<size_t>(maxh() + 1));
+  inverse_tables_.resize(static_cast<size_t>(maxh() + 1));
 }
 
 int BlockLayout::BlockLevel(uint64_t block) const {
@@ -170,6 +174,17 @@ const std::vector<uint32_t>& BlockLayout::RowMajorToHz(int level) const {
     tables_[slot] = std::move(table);
   });
   return tables_[slot];
+}
+
+const std::vector<uint32_t>& BlockLayout::HzToRowMajor(int level) const {
+  const size_t slot = static_cast<size_t>(level);
+  std::call_once(*inverse_once_[slot], [&] {
+    const std::vector<uint32_t>& to_hz = RowMajorToHz(level);
+    std::vector<uint32_t> table(to_hz.size());
+    for (size_t r = 0; r < to_hz.size(); ++r) table[to_hz[r]] = static_cast<uint32_t>(r);
+    inverse_tables_[slot] = std::move(table);
+  });
+  return inverse_tables_[slot];
 }
 
 }  // namespace hzio

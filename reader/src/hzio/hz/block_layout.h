@@ -47,12 +47,18 @@ class BlockLayout {
   /// For blocks of `level` (bpb for block 0): table[r] = in-block hz index of the sample at
   /// row-major index r of the block grid. Built once per level, thread-safe.
   const std::vector<uint32_t>& RowMajorToHz(int level) const;
+  /// The inverse: table[i] = row-major index in the block grid of the sample at in-block hz index
+  /// i. For scattering a block in hz order (sequential reads of the hz-ordered source), which beats
+  /// gathering through RowMajorToHz for samples of 16 bytes and more. Built once per level, thread-safe.
+  const std::vector<uint32_t>& HzToRowMajor(int level) const;
 
  private:
   Bitmask bitmask_;
   int bpb_;
   mutable std::vector<std::unique_ptr<std::once_flag>> table_once_;
   mutable std::vector<std::vector<uint32_t>> tables_;
+  mutable std::vector<std::unique_ptr<std::once_flag>> inverse_once_;
+  mutable std::vector<std::vector<uint32_t>> inverse_tables_;
 };
 
 }  // namespace hzio

@@ -12,6 +12,7 @@
 #include "hzio/codec/codec.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
+#include "hzio/util/stream_copy.h"
 
 namespace hzio::mpi {
 
@@ -52,7 +53,7 @@ void CopyStrided(uint8_t* dst, int64_t dst_pitch, const uint8_t* src, int64_t sr
 }  // namespace
 
 void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const Point& dst_count,
-                 const AxisCopy (&plan)[kMaxDims], int dims, int64_t sb) {
+                 const AxisCopy (&plan)[kMaxDims], int dims, int64_t sb, bool stream) {
   int64_t src_stride[kMaxDims], dst_stride[kMaxDims];
   int64_t s = 1, t = 1;
   for (int d = 0; d < dims; ++d) {
@@ -72,7 +73,8 @@ void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const
     const uint8_t* sp = src + (so + x.src_first) * sb;
     uint8_t* dp = dst + (dof + x.dst_first) * sb;
     if (x.src_step == 1 && x.dst_step == 1) {
-      std::memcpy(dp, sp, static_cast<size_t>(x.count * sb));
+      if (stream) StreamCopy(dp, sp, static_cast<size_t>(x.count * sb));
+      else std::memcpy(dp, sp, static_cast<size_t>(x.count * sb));
     } else {
       CopyStrided(dp, x.dst_step * sb, sp, x.src_step * sb, x.count, sb);
     }
@@ -112,6 +114,30 @@ void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table
   if (sb % 4 == 0) return PermuteWords<uint32_t>(out, in, table, sb / 4, rows);
   if (sb % 2 == 0) return PermuteWords<uint16_t>(out, in, table, sb / 2, rows);
   PermuteWords<uint8_t>(out, in, table, sb, rows);
+}
+
+// out[table[h]] = in[h] for every sample of a block: the inverse of Permute over the whole block,
+// walking the hz-ordered source in order. For samples of 16 bytes and more this beats Permute's
+// gather, which reads each row-major row from all over a block of several MiB (an S3D species
+// block: 5.5 MiB); for 4- and 8-byte samples the gather is faster (bench/mpi/RESULTS.md, "Issue 18:
+// the reader's permutation as a scatter").
+template <class Word>
+void ScatterWords(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t words) {
+  Word* o = reinterpret_cast<Word*>(out);
+  const Word* i = reinterpret_cast<const Word*>(in);
+  const int64_t n = static_cast<int64_t>(table.size());
+  for (int64_t h = 0; h < n; ++h) {
+    Word* dst = o + static_cast<int64_t>(table[static_cast<size_t>(h)]) * words;
+    const Word* src = i + h * words;
+    for (int64_t w = 0; w < words; ++w) std::memcpy(dst + w, src + w, sizeof(Word));
+  }
+}
+
+void Scatter(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb) {
+  if (sb % 8 == 0) return ScatterWords<uint64_t>(out, in, table, sb / 8);
+  if (sb % 4 == 0) return ScatterWords<uint32_t>(out, in, table, sb / 4);
+  if (sb % 2 == 0) return ScatterWords<uint16_t>(out, in, table, sb / 2);
+  ScatterWords<uint8_t>(out, in, table, sb);
 }
 
 // Permutes only the samples of levels 0..level of hz-ordered block 0 (its first 2^level hz
@@ -170,7 +196,7 @@ void CopyUnitRows(const BlockLayout& file_layout, uint64_t fb, const BlockLayout
 // Scratch memory reused across calls, so repeated reads do not pay page faults again; buffers
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
-thread_local std::vector<uint8_t> scratch_buffers[2];
+thread_local std::vector<uint8_t> scratch_buffers[3];  // a decoded file block, a piece, a unit handed to a sink
 thread_local std::vector<uint8_t> uncached_staging[2];  // ReadBlocks(uncached): a piece placed, the next read
 
 std::vector<uint8_t>& Scratch(int which, size_t bytes) {
@@ -250,13 +276,19 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
 // this machine's disk (RESULTS.md, "cold restart read").
 constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 
+// Whole hz-ordered units of samples this large are scattered (Scatter), smaller ones gathered.
+constexpr int64_t kScatterMinSampleBytes = 16;
+
 }  // namespace
 
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
-                          int max_level, const std::vector<Span>* rows, bool uncached) {
+                          int max_level, const ReadBlocksOptions& options) {
   BlockReadStats stats;
   if (targets.empty()) return stats;
+  const std::vector<Span>* const rows = options.rows;
+  const BlockSink* const sink = options.sink;
+  Check(!(sink && rows), ErrorCode::kInvalidArgument, "ReadBlocks: a sink takes whole units, not rows of them");
   const IdxHeader& header = source.header();
   struct Target {
     const FieldTarget* target;
@@ -265,17 +297,25 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     std::vector<uint8_t> fill;  // the field's default sample (§4.9)
   };
   std::vector<Target> fields;
-  int64_t scratch_bytes = 0;
+  int64_t scratch_bytes = 0, unit_bytes = 0;
   for (const FieldTarget& t : targets) {
     const Field& f = header.fields[static_cast<size_t>(t.field)];
     fields.push_back(Target{&t, &f, GeometryOf(source, units, t.field, max_level), f.DefaultSample()});
     scratch_bytes = std::max(scratch_bytes, fields.back().g.file_block_bytes);
+    unit_bytes = std::max(unit_bytes, fields.back().g.unit_samples * fields.back().g.sb);
   }
   // The same for every field: the units' shape.
   const int shift = fields.front().g.shift;
   const int64_t unit_samples = fields.front().g.unit_samples, unit0_needed = fields.front().g.unit0_needed;
   uint8_t* const scratch = Scratch(0, static_cast<size_t>(scratch_bytes)).data();
   const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, unit_samples}; };
+  // With a sink, each unit goes to one reused buffer and is handed over at once.
+  uint8_t* const unit_buffer = sink ? Scratch(2, static_cast<size_t>(unit_bytes)).data() : nullptr;
+  const auto target_of = [&](size_t t, size_t k) { return sink ? unit_buffer : fields[t].target->out[k]; };
+  const auto fill = [&](size_t t, size_t k) {  // never written: the field's default value (§4.9)
+    FillWithSample(target_of(t, k), wanted(k).size(), fields[t].fill);
+    if (sink) (*sink)(t, k, unit_buffer);
+  };
   const auto file_block = [&](size_t k) { return blocks[k] >> shift; };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
   ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
@@ -284,8 +324,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
                 " of field '" + fields.front().field->name + "', timestep " + std::to_string(time) + ")");
-      for (const Target& t : fields)
-        for (size_t k = i; k < j; ++k) FillWithSample(t.target->out[k], wanted(k).size(), t.fill);  // §4.9
+      for (size_t t = 0; t < fields.size(); ++t)
+        for (size_t k = i; k < j; ++k) fill(t, k);
       return;
     }
     // Every field's units of this file, in file order: the file is read in one pass even where its
@@ -294,8 +334,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     for (size_t t = 0; t < fields.size(); ++t) {
       for (size_t k = i; k < j; ++k) {
         const BlockEntry e = source.Entry(*file, fields[t].target->field, file_block(k));
-        if (!e.Present()) {  // never written: the field's default value (§4.9)
-          FillWithSample(fields[t].target->out[k], wanted(k).size(), fields[t].fill);
+        if (!e.Present()) {
+          fill(t, k);
           continue;
         }
         wants.emplace_back(t, WantOf(fields[t].g, e, blocks[k], k));
@@ -347,7 +387,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint64_t lo = piece.lo, hi = piece.hi;
       const uint8_t* span = nullptr;
       const bool one_read = piece.one_read;
-      if (one_read && uncached) {
+      if (one_read && options.uncached) {
         const Uncached got = ahead.valid() ? ahead.get() : read_uncached(piece, uncached_staging[staging]);
         span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
@@ -395,36 +435,38 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
           decoded_field = t;
           decoded_block = fb;
         };
-        uint8_t* dst = fields[t].target->out[w.index];
+        uint8_t* const dst = target_of(t, w.index);
         const Span want = wanted(w.index);
-        if (w.entry.row_major()) {
-          if (shift == 0 && want.size() == unit_samples) {
-            decode(dst);
-            continue;
+        const auto decode_unit = [&] {
+          if (w.entry.row_major()) {
+            if (shift == 0 && want.size() == unit_samples) return decode(dst);
+            decode_to_scratch();
+            if (shift == 0) {
+              std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
+              return;
+            }
+            // The unit's rows are a sub-lattice of the block's row-major grid.
+            if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
+            return CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
           }
-          decode_to_scratch();
-          if (shift == 0) {
-            std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
-            continue;
+          Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
+          const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
+          const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
+          if (!w.raw_hz) {
+            decode_to_scratch();
+            hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
           }
-          // The unit's rows are a sub-lattice of the block's row-major grid.
-          if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
-          CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
-          continue;
-        }
-        Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
-        const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
-        const uint8_t* hz_samples = payload;  // raw hz unit: permuted straight from the file bytes
-        if (!w.raw_hz) {
-          decode_to_scratch();
-          hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
-        }
-        const std::vector<uint32_t>& table = units.RowMajorToHz(units.BlockLevel(u));
-        if (u == 0 && unit0_needed < unit_samples)
-          PermuteCoarse(dst, hz_samples, table, sb, units, max_level, want);
-        else
-          Permute(dst, hz_samples, table, sb, want);
-        stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          const int level = units.BlockLevel(u);
+          if (u == 0 && unit0_needed < unit_samples)
+            PermuteCoarse(dst, hz_samples, units.RowMajorToHz(level), sb, units, max_level, want);
+          else if (sb >= kScatterMinSampleBytes && want.begin == 0 && want.end == unit_samples)
+            Scatter(dst, hz_samples, units.HzToRowMajor(level), sb);
+          else
+            Permute(dst, hz_samples, units.RowMajorToHz(level), sb, want);
+          stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        };
+        decode_unit();
+        if (sink) (*sink)(t, w.index, dst);
       }
     }
   });

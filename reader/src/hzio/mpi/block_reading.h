@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,18 @@ struct FieldTarget {
   std::vector<uint8_t*> out;
 };
 
+/// Takes each unit as soon as it is decoded: (target, i, samples) for block i of targets[target],
+/// its samples row-major over the unit's grid (all of them: use no `rows` with a sink). The
+/// samples live only until the call returns.
+using BlockSink = std::function<void(size_t target, size_t index, const uint8_t* samples)>;
+
+/// How ReadBlocks reads and where its units go (see there).
+struct ReadBlocksOptions {
+  const std::vector<Span>* rows = nullptr;  // per block, the row-major samples wanted (default: all)
+  bool uncached = false;                    // past the page cache where the file system allows it
+  const BlockSink* sink = nullptr;          // units handed over one by one instead of stored at `out`
+};
+
 /// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s
 /// block files (its cached tables, its reads and its checks: a file shorter than its table is
 /// kChanged or kCorrupt as for every reader), each file in one pass in file order over all the
@@ -43,15 +56,18 @@ struct FieldTarget {
 /// of block 0 (levels 0..its bits) just those are read (raw) and placed; the rest of its grid is
 /// left as it was. With `uncached`, the pieces of a file are read past the page cache where the
 /// file system allows it (O_DIRECT, ClassicBlockSource::ReadRangeUncached; buffered elsewhere).
+/// With a `sink`, the targets' `out` are not used: each unit is decoded into a buffer of one unit
+/// and handed to the sink, so a caller can place it while it is in the caches.
 /// No MPI calls (it runs on the reader's I/O thread when rounds overlap).
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
-                          int max_level, const std::vector<Span>* rows = nullptr, bool uncached = false);
+                          int max_level, const ReadBlocksOptions& options = {});
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
-/// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each.
+/// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each. With `stream`,
+/// contiguous rows are written with streaming stores (util/stream_copy.h: call StreamFence() after).
 void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const Point& dst_count,
-                 const AxisCopy (&plan)[kMaxDims], int dims, int64_t sample_bytes);
+                 const AxisCopy (&plan)[kMaxDims], int dims, int64_t sample_bytes, bool stream = false);
 
 /// Whether block b holds any sample inside `box`: blocks wholly outside the dataset box are never
 /// stored (idx-format.md §4.6), so neither the writer nor the reader touches them.

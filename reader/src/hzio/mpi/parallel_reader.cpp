@@ -15,6 +15,7 @@
 #include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/util/buffer_pool.h"
+#include "hzio/util/stream_copy.h"
 
 namespace hzio::mpi {
 
@@ -172,16 +173,19 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   }
 
   std::exception_ptr error;
-  // A single rank reads two-phase too, as its own aggregator (nothing to exchange, its window is
-  // local): the aggregator reads each file once in file order over every field, where the serial
-  // engine of the one-phase read walks the files field after field; a cold 1-rank restart read of
-  // 128^3 x 16 float64 took 0.13 s instead of 0.19 s (file-per-process 0.11 s; bench/mpi/RESULTS.md).
+  // A single rank in two-phase mode reads as its own aggregator with nothing to exchange
+  // (ReadAlone): each file once in file order over every field, where the serial engine of the
+  // one-phase read walks the files field after field (a cold 1-rank restart read of 128^3 x 16
+  // float64 took 0.13 s instead of 0.19 s), and each block placed straight from a buffer of one block
+  // instead of through a window (bench/mpi/RESULTS.md, "Issue 18: the reader's permutation ...").
   const int ranks = CommSize(comm_);
   // Blocks that are not byte ranges of shared block files have no file ranges to aggregate: a PIDX
   // chunked dataset builds them from chunk records of other blocks, and an ARCO dataset keeps each
   // in a file of its own (idx-format.md §4.12). Every rank then reads the blocks of its own boxes.
   const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
-  if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
+  if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco && ranks == 1)
+    error = ReadAlone(fields, time, level, clipped, targets);
+  else if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
     error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
@@ -195,6 +199,14 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   FinishStats(
       comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
+}
+
+bool ParallelReader::StreamResults(const std::vector<int>& fields, const std::vector<std::vector<Target>>& results) const {
+  int64_t bytes = 0;
+  for (size_t k = 0; k < fields.size() && k < results.size(); ++k)
+    for (const Target& r : results[k])
+      bytes += header_.fields[static_cast<size_t>(fields[k])].dtype.BytesFor(r.grid.NumSamples());
+  return bytes >= kStreamResultBytes;
 }
 
 // The serial engine reads each of this rank's boxes of one field straight into its target.

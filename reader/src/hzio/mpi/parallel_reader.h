@@ -11,8 +11,10 @@
 /// Several fields can be read in one call. Memory is bounded by ReadOptions::memory_budget: a
 /// read whose aggregator ranges would exceed it goes in rounds over contiguous parts of its block
 /// list (PlanRounds), each read, exchanged and placed before the next reuses the window; the
-/// results do not depend on the rounds. A single rank reads two-phase as its own aggregator (one
-/// pass per file over every field, then local placement). One-phase (for comparison): every rank
+/// results do not depend on the rounds. A single rank reads two-phase as its own aggregator with
+/// nothing to exchange, hence no window and no rounds: one pass per file over every field, each
+/// block placed into the boxes as soon as it is decoded (memory: a block and a file piece). Results
+/// beyond the last-level cache are placed with streaming stores. One-phase (for comparison): every rank
 /// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
 /// collective semantics.
 ///
@@ -56,7 +58,7 @@ struct ReadOptions {
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator window per rank for two-phase reads (the minimum
                               // over ranks counts); 0 = AggregationWindow::DefaultBudget (256 MiB). Larger
-                              // reads go in rounds.
+                              // reads go in rounds. A single rank needs no window.
   bool overlap = false;       // read round r+1's files on an I/O thread into one half of the window while round
                               // r is exchanged and placed (rounds of half the budget; a read of >= 16 MiB per
                               // aggregator cut into 4). Off by default: on this 2-core machine it was no faster
@@ -181,6 +183,12 @@ class ParallelReader {
   void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
                     std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
   void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
+  // Whether this rank's results are placed with streaming stores (larger than the caches: a normal
+  // store first reads the line it fills, and nobody reads these samples before the read returns).
+  bool StreamResults(const std::vector<int>& fields, const std::vector<std::vector<Target>>& results) const;
+  // A communicator of one rank (parallel_reader_alone.cpp): each block placed as it is decoded.
+  std::exception_ptr ReadAlone(const std::vector<int>& fields, int64_t time, int level,
+                               const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,

@@ -11,6 +11,7 @@
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/buffer_pool.h"
+#include "hzio/util/stream_copy.h"
 #include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
@@ -60,6 +61,7 @@ struct ParallelReader::TwoPhasePlan {
   std::vector<int64_t> sample_bytes;  // per field read
   int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
   bool overlap = false;               // rounds alternate between two halves of the window
+  bool stream = false;                // this rank places with streaming stores (StreamResults)
 
   int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
   // Where field k of a round starts in an aggregator's part of the window: the round's half, then
@@ -95,7 +97,9 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
-  const TwoPhasePlan plan = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
+  TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
+  planned.stream = StreamResults(fields, results);
+  const TwoPhasePlan& plan = planned;
   stats_.aggregators = plan.rounds.front().aggregators;
   stats_.rounds = static_cast<int64_t>(plan.rounds.size());
   stats_.overlapped = plan.overlap;
@@ -145,6 +149,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
     PlaceFetched(plan, fetches, arena, results, error);
   }
   if (ahead.valid()) ahead.wait();  // only after an error, which stopped the rounds' work
+  if (plan.stream) StreamFence();
   return error;
 }
 
@@ -325,7 +330,7 @@ void ParallelReader::PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fe
 void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src,
                            std::vector<std::vector<Target>>& results) const {
   CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, header_.dims(),
-              plan.sample_bytes[f.field]);
+              plan.sample_bytes[f.field], plan.stream);
 }
 
 std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
@@ -390,9 +395,10 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhas
       if (f == 0) rows.push_back(Span{from - k * bs, to - k * bs});
     }
   }
-  const BlockReadStats rs =
-      ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, &rows,
-                 options_.direct_io);
+  ReadBlocksOptions how;
+  how.rows = &rows;
+  how.uncached = options_.direct_io;
+  const BlockReadStats rs = ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, how);
   result.file_bytes = rs.file_bytes;
   result.direct_bytes = rs.direct_bytes;
   result.layout_seconds = rs.layout_seconds;

@@ -11,6 +11,10 @@
 
 namespace hzio {
 
+/// Results from this size on are worth placing with streaming stores: well beyond the last-level
+/// cache (32 MiB here), so their lines would be evicted before anyone reads them.
+constexpr int64_t kStreamResultBytes = int64_t{64} << 20;
+
 /// memcpy(to, from, n) with the whole 64-byte lines of `to` written by streaming stores. The
 /// stores are weakly ordered: call StreamFence() before other threads may read `to`.
 void StreamCopy(uint8_t* to, const uint8_t* from, size_t n);
