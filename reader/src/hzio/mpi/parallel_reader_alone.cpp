@@ -5,13 +5,13 @@
 /// window and placing from there.
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/util/stream_copy.h"
 
 namespace hzio::mpi {
-
 
 std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int64_t time, int level,
                                              const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results) {
@@ -20,13 +20,20 @@ std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int
   const auto t_start = std::chrono::steady_clock::now();
   double placing = 0;
   try {
+    // The blocks of every box, and per block the boxes it meets (as (block, box) pairs sorted by
+    // block): work proportional to what the boxes touch, however many boxes there are.
+    std::vector<std::pair<uint64_t, size_t>> touches;
+    for (size_t bi = 0; bi < clipped.size(); ++bi)
+      for (const uint64_t id : BoxBlocks(header_, *layout_, clipped[bi], level)) touches.emplace_back(id, bi);
+    std::sort(touches.begin(), touches.end());
     std::vector<uint64_t> blocks;
-    for (const Box& b : clipped) {
-      const std::vector<uint64_t> touched = BoxBlocks(header_, *layout_, b, level);
-      blocks.insert(blocks.end(), touched.begin(), touched.end());
+    std::vector<size_t> first_touch;  // touches of blocks[i]: [first_touch[i], first_touch[i + 1])
+    for (size_t t = 0; t < touches.size(); ++t) {
+      if (t > 0 && touches[t].first == touches[t - 1].first) continue;
+      blocks.push_back(touches[t].first);
+      first_touch.push_back(t);
     }
-    std::sort(blocks.begin(), blocks.end());
-    blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+    first_touch.push_back(touches.size());
     std::vector<FieldTarget> targets;
     std::vector<int64_t> sample_bytes;
     for (const int field : fields) {
@@ -38,7 +45,8 @@ std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int
     const BlockSink place = [&](size_t k, size_t i, const uint8_t* samples) {
       const auto t0 = std::chrono::steady_clock::now();
       const Grid g = layout_->BlockGrid(blocks[i]);
-      for (size_t bi = 0; bi < clipped.size(); ++bi) {
+      for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
+        const size_t bi = touches[t].second;
         Target& result = results[k][bi];
         AxisCopy plan[kMaxDims];
         if (PlanGridCopy(g, result.grid, clipped[bi], plan))
@@ -60,6 +68,7 @@ std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int
     stats_.local.io += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() -
                        read.layout_seconds - placing;
   } catch (...) {
+    StreamFence();  // whatever was stored before the error is ordered before the caller's reads
     return std::current_exception();
   }
   return nullptr;
