@@ -393,6 +393,50 @@ TEST(ParallelReader, LargeHeaderReachesEveryRank) {
   EXPECT_TRUE(testing::SameOnAllRanks(reader.header().ToText()));
 }
 
+// Several boxes per rank, overlapping each other and other ranks' (a cell, the cell shifted, a thin
+// slab through the whole domain), several fields in one call, at full resolution and coarser: every
+// box equals the formula (each block placed into every box it meets, also by a single rank).
+TEST(ParallelReader, SeveralOverlappingBoxesPerRankReadTheFormula) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{45, 31, 17};
+  spec.fields = "p:float64,v:float64[3]";
+  spec.bits_per_block = 9;
+  spec.blocks_per_file = 8;
+  const std::string idx = dir.File("boxes/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  ParallelReader reader(MPI_COMM_WORLD, idx);
+  const IdxHeader& h = reader.header();
+  const Box cell = GridCell(h.box, DefaultGrid(Ranks(), 3), Rank());
+  Box shifted = cell;
+  for (int d = 0; d < 3; ++d) {
+    shifted.p1[d] = std::max<int64_t>(0, cell.p1[d] - 3);
+    shifted.p2[d] = std::min<int64_t>(h.box.p2[d], cell.p2[d] + 5);
+  }
+  const Box slab(Point{0, 0, Rank() % 17}, Point{45, 31, Rank() % 17 + 2});
+  bool ok = true;
+  for (const int level : {h.maxh(), h.maxh() - 1, h.maxh() - 4}) {
+    std::vector<Box> boxes;
+    for (const Box& b : {cell, shifted, slab})
+      if (!b.Empty() && reader.HasSamples(b, level)) boxes.push_back(b);
+    std::vector<std::vector<std::vector<uint8_t>>> bytes(2);
+    std::vector<std::vector<uint8_t*>> out(2);
+    for (int f = 0; f < 2; ++f)
+      for (const Box& b : boxes) {
+        bytes[static_cast<size_t>(f)].emplace_back(
+            static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
+        out[static_cast<size_t>(f)].push_back(bytes[static_cast<size_t>(f)].back().data());
+      }
+    reader.ReadInto({0, 1}, 0, level, boxes, out);
+    for (int f = 0; f < 2; ++f)
+      for (size_t i = 0; i < boxes.size(); ++i)
+        ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, reader.ResultGrid(boxes[i], level),
+                                          bytes[static_cast<size_t>(f)][i].data()) < 0;
+    EXPECT_TRUE(ok) << "level " << level << ", " << boxes.size() << " boxes on rank " << Rank();
+  }
+  EXPECT_TRUE(AllRanks(ok));
+}
+
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the
 // serial reader's, at several levels, in both modes, into poisoned memory.
 TEST(ParallelReader, AbsentBlocksReadAsTheDefaultValue) {
