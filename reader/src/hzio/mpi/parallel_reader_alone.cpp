@@ -62,7 +62,8 @@ std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int
     if (stream) StreamFence();
     stats_.file_bytes += read.file_bytes;
     stats_.local_direct_bytes += read.direct_bytes;
-    stats_.local_aggregator_bytes += read.file_bytes;
+    for (const int64_t sb : sample_bytes)  // decoded, as an aggregator's part of a window counts
+      stats_.local_aggregator_bytes += static_cast<int64_t>(blocks.size()) * layout_->samples_per_block() * sb;
     stats_.local.hz += read.layout_seconds;
     stats_.local.restructure += placing;
     stats_.local.io += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() -
