@@ -183,10 +183,13 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   // chunked dataset builds them from chunk records of other blocks, and an ARCO dataset keeps each
   // in a file of its own (idx-format.md §4.12). Every rank then reads the blocks of its own boxes.
   const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
+  // This rank's results, when larger than the caches, are placed with streaming stores: a normal
+  // store first reads the line it fills, and nobody reads these samples before the read returns.
+  const bool stream = local_bytes >= kStreamResultBytes;
   if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco && ranks == 1)
-    error = ReadAlone(fields, time, level, clipped, targets);
+    error = ReadAlone(fields, time, level, clipped, targets, stream);
   else if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
-    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap);
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap, stream);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)
@@ -199,14 +202,6 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   FinishStats(
       comm_, stats_, MPI_Wtime() - t_start, local_bytes, stats_.file_bytes,
       [&](int64_t a) { return two_phase ? AggregatorRank(a, aggregators, ranks) : static_cast<int>(a); }, error);
-}
-
-bool ParallelReader::StreamResults(const std::vector<int>& fields, const std::vector<std::vector<Target>>& results) const {
-  int64_t bytes = 0;
-  for (size_t k = 0; k < fields.size() && k < results.size(); ++k)
-    for (const Target& r : results[k])
-      bytes += header_.fields[static_cast<size_t>(fields[k])].dtype.BytesFor(r.grid.NumSamples());
-  return bytes >= kStreamResultBytes;
 }
 
 // The serial engine reads each of this rank's boxes of one field straight into its target.

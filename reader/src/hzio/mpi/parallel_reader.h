@@ -162,7 +162,7 @@ class ParallelReader {
   // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                                  int64_t budget, bool overlap);
+                                  int64_t budget, bool overlap, bool stream);
   // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`
   // (halves of it when overlapped).
   TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
@@ -183,12 +183,11 @@ class ParallelReader {
   void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
                     std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
   void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
-  // Whether this rank's results are placed with streaming stores (larger than the caches: a normal
-  // store first reads the line it fills, and nobody reads these samples before the read returns).
-  bool StreamResults(const std::vector<int>& fields, const std::vector<std::vector<Target>>& results) const;
   // A communicator of one rank (parallel_reader_alone.cpp): each block placed as it is decoded.
+  // Both place into the results with streaming stores when `stream` (ReadInto decides).
   std::exception_ptr ReadAlone(const std::vector<int>& fields, int64_t time, int level,
-                               const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+                               const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
+                               bool stream);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,

@@ -14,7 +14,8 @@
 namespace hzio::mpi {
 
 std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int64_t time, int level,
-                                             const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results) {
+                                             const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
+                                             bool stream) {
   stats_.aggregators = 1;
   stats_.rounds = 1;
   const auto t_start = std::chrono::steady_clock::now();
@@ -41,7 +42,6 @@ std::exception_ptr ParallelReader::ReadAlone(const std::vector<int>& fields, int
       sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
     }
     const int dims = header_.dims();
-    const bool stream = StreamResults(fields, results);
     const BlockSink place = [&](size_t k, size_t i, const uint8_t* samples) {
       const auto t0 = std::chrono::steady_clock::now();
       const Grid g = layout_->BlockGrid(blocks[i]);

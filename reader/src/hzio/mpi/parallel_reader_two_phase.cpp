@@ -61,7 +61,7 @@ struct ParallelReader::TwoPhasePlan {
   std::vector<int64_t> sample_bytes;  // per field read
   int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
   bool overlap = false;               // rounds alternate between two halves of the window
-  bool stream = false;                // this rank places with streaming stores (StreamResults)
+  bool stream = false;                // this rank places with streaming stores (ReadInto decides)
 
   int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
   // Where field k of a round starts in an aggregator's part of the window: the round's half, then
@@ -93,12 +93,13 @@ struct ParallelReader::Fetch {
 
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
-                                                std::vector<std::vector<Target>>& results, int64_t budget, bool overlap) {
+                                                std::vector<std::vector<Target>>& results, int64_t budget, bool overlap,
+                                                bool stream) {
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
   TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
-  planned.stream = StreamResults(fields, results);
+  planned.stream = stream;
   const TwoPhasePlan& plan = planned;
   stats_.aggregators = plan.rounds.front().aggregators;
   stats_.rounds = static_cast<int64_t>(plan.rounds.size());
