@@ -276,7 +276,7 @@ void RunRead(const Options& o, const S3dCase& c) {
   const std::string hz_files = o.dir + "/r-hzio-files";
   if (Selected(o, "hzio two-phase") || Selected(o, "hzio two-phase rma-windows") || Selected(o, "hzio one-phase") ||
       Selected(o, "hzio two-phase overlap") || Selected(o, "hzio two-phase direct") ||
-      Selected(o, "hzio two-phase direct overlap")) {
+      Selected(o, "hzio two-phase direct overlap") || Selected(o, "hzio two-phase window")) {
     FreshDir(c.comm, hz);
     HzioWrite(c, hz, {});
   }
@@ -308,6 +308,11 @@ void RunRead(const Options& o, const S3dCase& c) {
     methods.push_back(
         {"hzio two-phase direct overlap", [&](auto* out) { return HzioRead(c, hz, direct_overlap, -1, out, nullptr); }});
   }
+  // Every unit through the window, none read by its own rank (the A/B of owner_reads, by name only).
+  hzio::mpi::ReadOptions window = two_phase;
+  window.owner_reads = false;
+  if (!o.only.empty())
+    methods.push_back({"hzio two-phase window", [&](auto* out) { return HzioRead(c, hz, window, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});

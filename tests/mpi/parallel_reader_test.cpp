@@ -437,6 +437,68 @@ TEST(ParallelReader, SeveralOverlappingBoxesPerRankReadTheFormula) {
   EXPECT_TRUE(AllRanks(ok));
 }
 
+// A restart read (every rank its own cell of a power-of-two dataset): the units only one rank
+// needs are read by that rank, not through the window (unit_readers.h) — at power-of-two rank
+// counts most of the bytes —, into poisoned memory, equal to the formula and to a read with
+// owner_reads off. A rank that alone reads the whole domain while the others ask for nothing reads
+// nothing for itself beyond what every rank does (one rank: everything), and gets the formula.
+TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 32};
+  spec.fields = "p:float64,v:float64[3]";
+  spec.bits_per_block = 10;
+  spec.blocks_per_file = 16;
+  const std::string idx = dir.File("own/visus.idx");
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
+  ReadOptions windowed;
+  windowed.owner_reads = false;
+  ParallelReader own(MPI_COMM_WORLD, idx), window(MPI_COMM_WORLD, idx, windowed);
+  const IdxHeader& h = own.header();
+  const auto read = [&](ParallelReader& reader, const std::vector<Box>& boxes, int level) {
+    std::vector<std::vector<uint8_t>> bytes;
+    std::vector<std::vector<uint8_t*>> out(2);
+    for (int f = 0; f < 2; ++f)
+      for (const Box& b : boxes) {
+        bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(reader.ResultGrid(b, level).NumSamples())), 0xA5);
+        out[static_cast<size_t>(f)].push_back(bytes.back().data());
+      }
+    reader.ReadInto({0, 1}, 0, level, boxes, out);
+    return bytes;
+  };
+  bool ok = true;
+  const Box cell = GridCell(h.box, DefaultGrid(Ranks(), 3), Rank());
+  for (const int level : {h.maxh(), h.maxh() - 2}) {
+    const std::vector<std::vector<uint8_t>> a = read(own, {cell}, level), b = read(window, {cell}, level);
+    ok = ok && a == b;
+    for (int f = 0; f < 2; ++f)
+      ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, own.ResultGrid(cell, level),
+                                        a[static_cast<size_t>(f)].data()) < 0;
+    int64_t sums[2] = {own.stats().local_own_bytes, window.stats().local_own_bytes};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(sums[1], 0) << "owner_reads off still read units for a rank";
+    if ((Ranks() & (Ranks() - 1)) == 0 && level == h.maxh()) {  // cells aligned with the fine blocks
+      EXPECT_GE(sums[0], own.stats().data_bytes * 3 / 4) << "level " << level;
+      EXPECT_LE(own.stats().rounds, 1);
+      EXPECT_EQ(own.stats().aggregators, Ranks());
+    }
+    if (Ranks() == 1) {  // everything its own: no window, no round
+      EXPECT_EQ(sums[0], own.stats().data_bytes) << "level " << level;
+      EXPECT_EQ(own.stats().rounds, 0);
+    }
+  }
+  // Rank 0 alone asks for the whole domain.
+  std::vector<Box> all;
+  if (Rank() == 0) all.push_back(h.box);
+  const std::vector<std::vector<uint8_t>> whole = read(own, all, h.maxh());
+  if (Rank() == 0)
+    for (int f = 0; f < 2; ++f)
+      ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, own.ResultGrid(h.box, h.maxh()),
+                                        whole[static_cast<size_t>(f)].data()) < 0;
+  EXPECT_EQ(own.stats().local_own_bytes, Ranks() == 1 ? own.stats().data_bytes : 0);
+  EXPECT_TRUE(AllRanks(ok)) << "a read of own units differs from the formula or from the windowed read";
+}
+
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the
 // serial reader's, at several levels, in both modes, into poisoned memory.
 TEST(ParallelReader, AbsentBlocksReadAsTheDefaultValue) {

@@ -173,11 +173,6 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   }
 
   std::exception_ptr error;
-  // A single rank in two-phase mode reads as its own aggregator with nothing to exchange
-  // (ReadAlone): each file once in file order over every field, where the serial engine of the
-  // one-phase read walks the files field after field (a cold 1-rank restart read of 128^3 x 16
-  // float64 took 0.13 s instead of 0.19 s), and each block placed straight from a buffer of one block
-  // instead of through a window (bench/mpi/RESULTS.md, "Issue 18: the reader's permutation ...").
   const int ranks = CommSize(comm_);
   // Blocks that are not byte ranges of shared block files have no file ranges to aggregate: a PIDX
   // chunked dataset builds them from chunk records of other blocks, and an ARCO dataset keeps each
@@ -186,9 +181,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   // This rank's results, when larger than the caches, are placed with streaming stores: a normal
   // store first reads the line it fills, and nobody reads these samples before the read returns.
   const bool stream = local_bytes >= kStreamResultBytes;
-  if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco && ranks == 1)
-    error = ReadAlone(fields, time, level, clipped, targets, stream);
-  else if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
+  if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
     error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap, stream);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);

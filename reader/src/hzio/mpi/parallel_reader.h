@@ -11,10 +11,14 @@
 /// Several fields can be read in one call. Memory is bounded by ReadOptions::memory_budget: a
 /// read whose aggregator ranges would exceed it goes in rounds over contiguous parts of its block
 /// list (PlanRounds), each read, exchanged and placed before the next reuses the window; the
-/// results do not depend on the rounds. A single rank reads two-phase as its own aggregator with
-/// nothing to exchange, hence no window and no rounds: one pass per file over every field, each
-/// block placed into the boxes as soon as it is decoded (memory: a block and a file piece). Results
-/// beyond the last-level cache are placed with streaming stores. One-phase (for comparison): every rank
+/// results do not depend on the rounds. The units that one rank's boxes alone need (a restart
+/// read's own fine blocks; everything for a single rank) skip the window: that rank reads them,
+/// one pass per file over every field, and places each block into its boxes as soon as it is
+/// decoded (memory: a block and a file piece) — every rank as many as the rank with the fewest, so
+/// every rank still reads the same bytes and a rank that alone needs a read still has the
+/// aggregators share its files (unit_readers.h). A read whose units are all some rank's own needs
+/// no window at all. Results beyond the last-level
+/// cache are placed with streaming stores. One-phase (for comparison): every rank
 /// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
 /// collective semantics.
 ///
@@ -63,6 +67,9 @@ struct ReadOptions {
                               // r is exchanged and placed (rounds of half the budget; a read of >= 16 MiB per
                               // aggregator cut into 4). Off by default: on this 2-core machine it was no faster
                               // (bench/mpi/RESULTS.md); any rank saying false turns it off for the read.
+  bool owner_reads = true;    // two-phase: the units only one rank's boxes need are read by that rank and
+                              // placed as decoded, not through the window (unit_readers.h). Any rank saying
+                              // false, or fewer aggregators than ranks, turns it off for the read.
   bool direct_io = false;     // two-phase: aggregators read their files' pieces past the page cache (O_DIRECT,
                               // buffered where the file system refuses it), leaving the CPU the copy out of the
                               // cache costs (bench/mpi/RESULTS.md, "O_DIRECT reads"); this rank's reads only.
@@ -157,14 +164,15 @@ class ParallelReader {
   struct Fetch;         // a range of slabs a rank takes from an aggregator (the .cpp)
   struct RoundRead;     // what an aggregator's read of a round's files did (the .cpp)
   // Both return this rank's error, agreed on by the caller with the statistics. The two-phase
-  // read is its phases in order: PlanTwoPhase, then per round ReadRoundFiles, PlanFetches,
-  // ExchangeRound and PlaceFetched. `error` carries this rank's error from phase to phase and round
+  // read is its phases in order: PlanTwoPhase, ReadOwnUnits, then per round ReadRoundFiles,
+  // PlanFetches, ExchangeRound and PlaceFetched. Results are placed with streaming stores when
+  // `stream` (ReadInto decides). `error` carries this rank's error from phase to phase and round
   // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
                                   int64_t budget, bool overlap, bool stream);
-  // Phase 1 (collective): the units somebody needs (a bitmap reduction), their rounds under `budget`
-  // (halves of it when overlapped).
+  // Phase 1 (collective): the units somebody needs and who reads them (a reduction of marks,
+  // unit_readers.h), the rounds of the shared ones under `budget` (halves of it when overlapped).
   TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
                             const std::vector<Box>& clipped, int64_t budget, bool overlap);
   // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
@@ -183,11 +191,10 @@ class ParallelReader {
   void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
                     std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
   void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
-  // A communicator of one rank (parallel_reader_alone.cpp): each block placed as it is decoded.
-  // Both place into the results with streaming stores when `stream` (ReadInto decides).
-  std::exception_ptr ReadAlone(const std::vector<int>& fields, int64_t time, int level,
-                               const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                               bool stream);
+  // The units only this rank needs (TwoPhasePlan::own), read by this rank and each placed as it is
+  // decoded (parallel_reader_own_units.cpp). Throws.
+  void ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<int>& fields, int64_t time, int level,
+                    const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,

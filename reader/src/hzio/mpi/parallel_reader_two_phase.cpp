@@ -1,6 +1,8 @@
 /// The two-phase read of ParallelReader (parallel_reader.h), one function per phase: plan (the
-/// units somebody needs, cut into aggregator ranges and rounds under the memory budget), read files
-/// (each aggregator its range, block_reading.h), exchange (one window epoch per round) and place.
+/// units somebody needs, those one rank alone needs set apart for it (unit_readers.h), the others cut
+/// into aggregator ranges and rounds under the memory budget), read a rank's own units
+/// (parallel_reader_own_units.cpp), read files (each aggregator its range, block_reading.h),
+/// exchange (one window epoch per round) and place.
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -9,6 +11,8 @@
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/parallel_reader.h"
+#include "hzio/mpi/parallel_reader_plan.h"
+#include "hzio/mpi/unit_readers.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/stream_copy.h"
@@ -52,28 +56,6 @@ ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, cons
   return MakeReadPlan(layout, BoxBlocks(header, layout, region, level), aggregators);
 }
 
-// The plan of a two-phase read, the same on every rank: the read units, the units of every box of
-// this rank, and the rounds (contiguous parts of the needed units) under the memory budget.
-struct ParallelReader::TwoPhasePlan {
-  const BlockLayout* units = nullptr;
-  std::vector<std::vector<uint64_t>> box_blocks;  // per clipped box: its units at levels 0..level
-  std::vector<ReadPlan> rounds;
-  std::vector<int64_t> sample_bytes;  // per field read
-  int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
-  bool overlap = false;               // rounds alternate between two halves of the window
-  bool stream = false;                // this rank places with streaming stores (ReadInto decides)
-
-  int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
-  // Where field k of a round starts in an aggregator's part of the window: the round's half, then
-  // its range of every field, field after field.
-  int64_t Offset(size_t round, int64_t agg, size_t k) const {
-    const ReadPlan& plan = rounds[round];
-    int64_t base = overlap ? static_cast<int64_t>(round % 2) * round_bytes : 0;
-    for (size_t j = 0; j < k; ++j) base += plan.Range(agg).size() * sample_bytes[j];
-    return base;
-  }
-};
-
 // What an aggregator's read of one round's files did (no MPI: it may run on the I/O thread).
 struct ParallelReader::RoundRead {
   int64_t file_bytes = 0, aggregator_bytes = 0, direct_bytes = 0;
@@ -101,9 +83,20 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
   planned.stream = stream;
   const TwoPhasePlan& plan = planned;
-  stats_.aggregators = plan.rounds.front().aggregators;
+  // Every rank reads when some rank reads its own units (aggregator i is rank i then).
+  stats_.aggregators = plan.any_own || plan.rounds.empty() ? ranks_ : plan.rounds.front().aggregators;
   stats_.rounds = static_cast<int64_t>(plan.rounds.size());
   stats_.overlapped = plan.overlap;
+  std::exception_ptr error;
+  try {
+    ReadOwnUnits(plan, fields, time, level, clipped, results);
+  } catch (...) {
+    error = std::current_exception();  // the rounds below still take part in every collective step
+  }
+  if (plan.rounds.empty()) {  // the same on every rank: nothing to exchange, no window
+    if (plan.stream) StreamFence();
+    return error;
+  }
   // The window is the communicator's (cached, regrown collectively when a read needs more): every
   // rank derives the same size from the global plan, so the decision is the same everywhere. It
   // holds the largest round (twice when overlapped) and is reused by every round.
@@ -118,7 +111,6 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   std::optional<ThreadPool> io_thread;
   if (plan.overlap) io_thread.emplace(1);
   std::future<RoundRead> ahead;
-  std::exception_ptr error;
   for (size_t r = 0; r < plan.rounds.size(); ++r) {
     t0 = MPI_Wtime();
     try {
@@ -164,21 +156,23 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   TwoPhasePlan plan;
   std::vector<uint64_t> region_blocks;
   plan.units = &PlanLayout(region, level, aggregators, region_blocks);
-  std::vector<uint8_t> needed(region_blocks.size(), 0);
+  // Who reads each unit (unit_readers.h): one reduction of every rank's marks over the region's
+  // units (linear in units, independent of the rank count). A rank marks the units of its boxes
+  // with its rank, or as shared when it does not read units of its own (owner_reads off, or fewer
+  // aggregators than ranks asked for: then only the aggregators read files).
+  const int32_t mark = options_.owner_reads && aggregators == ranks ? rank_ : kSharedUnit;
+  std::vector<int32_t> readers(region_blocks.size(), kNoReader);
   for (const Box& b : clipped) {
     plan.box_blocks.push_back(BoxBlocks(header_, *plan.units, b, level));
     for (uint64_t id : plan.box_blocks.back())
-      needed[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
-                                 region_blocks.begin())] = 1;
+      readers[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
+                                  region_blocks.begin())] = mark;
   }
-  for (int64_t at = 0; at < static_cast<int64_t>(needed.size()); at += kMaxTransferBytes)
-    MpiCheck(MPI_Allreduce(MPI_IN_PLACE, needed.data() + at,
-                           CheckedInt(std::min<int64_t>(kMaxTransferBytes, static_cast<int64_t>(needed.size()) - at), "bitmap"),
-                           MPI_UINT8_T, MPI_BOR, comm_),
-             "MPI_Allreduce(bitmap)");
-  std::vector<uint64_t> blocks;
-  for (size_t i = 0; i < needed.size(); ++i)
-    if (needed[i]) blocks.push_back(region_blocks[i]);
+  ReduceReaders(comm_, readers);
+  UnitSplit split = SplitUnits(region_blocks, readers, ranks, rank_);
+  plan.own = std::move(split.own);
+  plan.any_own = split.any_own;
+  std::vector<uint64_t> blocks = std::move(split.shared);
   int64_t sample_bytes = 0;  // of every field read, together
   for (const int field : fields) {
     plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
@@ -187,6 +181,7 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   // Overlapped rounds take half of the budget each. A read that fits one half but is large is cut
   // into kOverlapRounds rounds all the same, so that its reads have an exchange to hide behind.
   constexpr int64_t kOverlapMinBytes = int64_t{16} << 20, kOverlapRounds = 4;
+  if (blocks.empty()) return plan;  // every needed unit is read by its own rank: no rounds
   plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, overlap ? budget / 2 : budget);
   if (overlap && plan.rounds.size() == 1) {
     const int64_t need = plan.rounds.front().MaxAggregatorSamples() * sample_bytes;
@@ -245,10 +240,11 @@ std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePla
       for (size_t bi = 0; bi < clipped.size(); ++bi) {
         for (uint64_t id : plan.box_blocks[bi]) {
           if (id < first_block || id > last_block) continue;  // another round's
+          const int64_t index = std::lower_bound(r.blocks.begin(), r.blocks.end(), id) - r.blocks.begin();
+          if (r.blocks[static_cast<size_t>(index)] != id) continue;  // this rank's own (ReadOwnUnits placed it)
           AxisCopy copy[kMaxDims];
           const Grid g = plan.units->BlockGrid(id);
           if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
-          const int64_t index = std::lower_bound(r.blocks.begin(), r.blocks.end(), id) - r.blocks.begin();
           const int64_t slab = r.slab[static_cast<size_t>(index)];
           const AxisCopy whole = copy[outer];
           // The selected slabs, cut where the holding aggregator changes.

@@ -40,6 +40,8 @@ struct IoStats {
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   int64_t local_direct_bytes = 0;               // reader: this rank's file bytes read past the page
                                                 // cache (ReadOptions::direct_io)
+  int64_t local_own_bytes = 0;                  // reader: decoded bytes of the units this rank read
+                                                // for itself, not through the window (owner_reads)
   std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
   Point cell_size;                              // writer: the restructuring box
   std::string note;                             // how the call deviated from the asked mode, or ""

@@ -1,0 +1,66 @@
+/// A rank's own units in a two-phase read (ParallelReader, parallel_reader.h; unit_readers.h): the
+/// units that only this rank's boxes need are read by this rank, each file once in file order over
+/// all the fields (ReadBlocks), and each unit, as soon as it is decoded, is placed into the boxes it
+/// meets from a buffer of one unit that is still in the caches: one pass less over memory than
+/// decoding into an aggregator's window and placing from there, and nothing to exchange. A single
+/// rank reads everything this way, without a window.
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/parallel_reader.h"
+#include "hzio/mpi/parallel_reader_plan.h"
+#include "hzio/util/stream_copy.h"
+
+namespace hzio::mpi {
+
+void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<int>& fields, int64_t time, int level,
+                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results) {
+  if (plan.own.empty()) return;
+  const auto t_start = std::chrono::steady_clock::now();
+  const BlockLayout& units = *plan.units;
+  // Per own unit the boxes it meets, as (unit, box) pairs sorted by unit: work proportional to what
+  // the boxes touch, however many boxes there are.
+  std::vector<std::pair<uint64_t, size_t>> touches;
+  for (size_t bi = 0; bi < clipped.size(); ++bi)
+    for (const uint64_t id : plan.box_blocks[bi])
+      if (std::binary_search(plan.own.begin(), plan.own.end(), id)) touches.emplace_back(id, bi);
+  std::sort(touches.begin(), touches.end());
+  std::vector<size_t> first_touch;  // touches of plan.own[i]: [first_touch[i], first_touch[i + 1])
+  for (size_t t = 0; t < touches.size(); ++t)
+    if (t == 0 || touches[t].first != touches[t - 1].first) first_touch.push_back(t);
+  first_touch.push_back(touches.size());
+  std::vector<FieldTarget> targets;
+  for (const int field : fields) targets.push_back(FieldTarget{field, {}});
+  const int dims = header_.dims();
+  double placing = 0;
+  const BlockSink place = [&](size_t k, size_t i, const uint8_t* samples) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Grid g = units.BlockGrid(plan.own[i]);
+    for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
+      const size_t bi = touches[t].second;
+      Target& result = results[k][bi];
+      AxisCopy copy[kMaxDims];
+      if (PlanGridCopy(g, result.grid, clipped[bi], copy))
+        CopyPlanned(samples, g.count, result.data, result.grid.count, copy, dims, plan.sample_bytes[k], plan.stream);
+    }
+    placing += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  ReadBlocksOptions how;
+  how.uncached = options_.direct_io;
+  how.sink = &place;
+  const BlockReadStats read =
+      ReadBlocks(Blocks(), units, targets, time, plan.own, options_.missing_files_are_errors, level, how);
+  stats_.file_bytes += read.file_bytes;
+  stats_.local_direct_bytes += read.direct_bytes;
+  for (const int64_t sb : plan.sample_bytes)  // decoded, as an aggregator's part of a window counts
+    stats_.local_own_bytes += static_cast<int64_t>(plan.own.size()) * units.samples_per_block() * sb;
+  stats_.local_aggregator_bytes += stats_.local_own_bytes;
+  stats_.local.hz += read.layout_seconds;
+  stats_.local.restructure += placing;
+  stats_.local.io += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() -
+                     read.layout_seconds - placing;
+}
+
+}  // namespace hzio::mpi
