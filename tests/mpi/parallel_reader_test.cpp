@@ -158,6 +158,7 @@ void ExpectEveryLevelEqualsSerial(const std::string& idx, const Box& sub, const 
 ReadOptions Mode(ReadMode mode) {
   ReadOptions o;
   o.mode = mode;
+  o.owner_reads_min_bytes = 0;  // small test datasets: own units and window rounds in every read
   return o;
 }
 
@@ -439,8 +440,8 @@ TEST(ParallelReader, SeveralOverlappingBoxesPerRankReadTheFormula) {
 
 // A restart read (every rank its own cell of a power-of-two dataset): the units only one rank
 // needs are read by that rank, not through the window (unit_readers.h) — at power-of-two rank
-// counts most of the bytes —, into poisoned memory, equal to the formula and to a read with
-// owner_reads off. A rank that alone reads the whole domain while the others ask for nothing reads
+// counts most of the bytes —, into poisoned memory, equal to the formula, to a read with
+// owner_reads off and to the default (whose threshold sends a read this small through the window). A rank that alone reads the whole domain while the others ask for nothing reads
 // nothing for itself beyond what every rank does (one rank: everything), and gets the formula.
 TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
   ScratchDir dir;
@@ -451,9 +452,12 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
   spec.blocks_per_file = 16;
   const std::string idx = dir.File("own/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});
-  ReadOptions windowed;
+  ReadOptions small, windowed;
+  small.owner_reads_min_bytes = 0;  // own units however few (by default a read this small with a
+                                    // shared part goes wholly through the window)
   windowed.owner_reads = false;
-  ParallelReader own(MPI_COMM_WORLD, idx), window(MPI_COMM_WORLD, idx, windowed);
+  ParallelReader own(MPI_COMM_WORLD, idx, small), window(MPI_COMM_WORLD, idx, windowed),
+      by_default(MPI_COMM_WORLD, idx);
   const IdxHeader& h = own.header();
   const auto read = [&](ParallelReader& reader, const std::vector<Box>& boxes, int level) {
     std::vector<std::vector<uint8_t>> bytes;
@@ -469,8 +473,11 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
   bool ok = true;
   const Box cell = GridCell(h.box, DefaultGrid(Ranks(), 3), Rank());
   for (const int level : {h.maxh(), h.maxh() - 2}) {
-    const std::vector<std::vector<uint8_t>> a = read(own, {cell}, level), b = read(window, {cell}, level);
-    ok = ok && a == b;
+    const std::vector<std::vector<uint8_t>> a = read(own, {cell}, level), b = read(window, {cell}, level),
+                                            c = read(by_default, {cell}, level);
+    ok = ok && a == b && a == c;
+    // 16 MiB at most per rank: below the default's 64 MiB, own units only for a single rank.
+    EXPECT_EQ(by_default.stats().local_own_bytes, Ranks() == 1 ? by_default.stats().data_bytes : 0);
     for (int f = 0; f < 2; ++f)
       ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, own.ResultGrid(cell, level),
                                         a[static_cast<size_t>(f)].data()) < 0;

@@ -57,6 +57,16 @@ TEST(UnitReaders, EveryRankReadsAsManyOfItsUnitsAsTheRankWithTheFewest) {
   EXPECT_EQ(alone.own, (std::vector<uint64_t>{3, 5, 8, 9, 13, 20, 22, 30}));
   EXPECT_EQ(alone.shared, (std::vector<uint64_t>{21}));
   EXPECT_THROW(SplitUnits(units, std::vector<int32_t>{0}, 1, 0), Error);
+  // A minimum of own units: two each are enough for 2, not for 3 (then every unit is shared); a
+  // single rank that needs everything alone reads it all whatever the minimum.
+  EXPECT_EQ(SplitUnits(units, readers, 3, 1, 2).own, (std::vector<uint64_t>{8, 12}));
+  for (int rank = 0; rank < 3; ++rank) {
+    const UnitSplit s = SplitUnits(units, readers, 3, rank, 3);
+    EXPECT_FALSE(s.any_own);
+    EXPECT_EQ(s.shared, (std::vector<uint64_t>{3, 5, 8, 9, 12, 13, 20, 21, 30}));
+  }
+  const std::vector<int32_t> all_mine{0, 0, 0, 0, kNoReader, 0, 0, 0, 0, 0};
+  EXPECT_EQ(SplitUnits(units, all_mine, 1, 0, 1000).own.size(), 9u);
 }
 
 // Each rank marks the units i with i % ranks == rank and unit 0: after the reduction unit 0 is

@@ -16,8 +16,9 @@
 /// one pass per file over every field, and places each block into its boxes as soon as it is
 /// decoded (memory: a block and a file piece) — every rank as many as the rank with the fewest, so
 /// every rank still reads the same bytes and a rank that alone needs a read still has the
-/// aggregators share its files (unit_readers.h). A read whose units are all some rank's own needs
-/// no window at all. Results beyond the last-level
+/// aggregators share its files (unit_readers.h); below ReadOptions::owner_reads_min_bytes per rank
+/// a read that also has shared units goes wholly through the window. A read whose units are all
+/// some rank's own (a single rank's) needs no window at all. Results beyond the last-level
 /// cache are placed with streaming stores. One-phase (for comparison): every rank
 /// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
 /// collective semantics.
@@ -70,6 +71,9 @@ struct ReadOptions {
   bool owner_reads = true;    // two-phase: the units only one rank's boxes need are read by that rank and
                               // placed as decoded, not through the window (unit_readers.h). Any rank saying
                               // false, or fewer aggregators than ranks, turns it off for the read.
+  int64_t owner_reads_min_bytes = int64_t{64} << 20;  // ... when every rank has at least this many bytes of
+                              // them, or when they are the whole read (a single rank); smaller reads with a
+                              // shared part go wholly through the window (faster here, bench/mpi/RESULTS.md)
   bool direct_io = false;     // two-phase: aggregators read their files' pieces past the page cache (O_DIRECT,
                               // buffered where the file system refuses it), leaving the CPU the copy out of the
                               // cache costs (bench/mpi/RESULTS.md, "O_DIRECT reads"); this rank's reads only.
@@ -170,11 +174,11 @@ class ParallelReader {
   // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                                  int64_t budget, bool overlap, bool stream);
+                                  int64_t budget, bool overlap, int64_t owner_min_bytes, bool stream);
   // Phase 1 (collective): the units somebody needs and who reads them (a reduction of marks,
   // unit_readers.h), the rounds of the shared ones under `budget` (halves of it when overlapped).
   TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
-                            const std::vector<Box>& clipped, int64_t budget, bool overlap);
+                            const std::vector<Box>& clipped, int64_t budget, bool overlap, int64_t owner_min_bytes);
   // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
   // window (`window`: its base). No MPI: runs on the I/O thread when rounds are overlapped. Throws.
   RoundRead ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window, const std::vector<int>& fields,

@@ -76,11 +76,11 @@ struct ParallelReader::Fetch {
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
                                                 std::vector<std::vector<Target>>& results, int64_t budget, bool overlap,
-                                                bool stream) {
+                                                int64_t owner_min_bytes, bool stream) {
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
-  TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap);
+  TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap, owner_min_bytes);
   planned.stream = stream;
   const TwoPhasePlan& plan = planned;
   // Every rank reads when some rank reads its own units (aggregator i is rank i then).
@@ -147,7 +147,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 }
 
 ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
-                                                          const std::vector<Box>& clipped, int64_t budget, bool overlap) {
+                                                          const std::vector<Box>& clipped, int64_t budget, bool overlap,
+                                                          int64_t owner_min_bytes) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
   const int ranks = CommSize(comm_);
@@ -168,16 +169,18 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
       readers[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
                                   region_blocks.begin())] = mark;
   }
-  ReduceReaders(comm_, readers);
-  UnitSplit split = SplitUnits(region_blocks, readers, ranks, rank_);
-  plan.own = std::move(split.own);
-  plan.any_own = split.any_own;
-  std::vector<uint64_t> blocks = std::move(split.shared);
   int64_t sample_bytes = 0;  // of every field read, together
   for (const int field : fields) {
     plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
     sample_bytes += plan.sample_bytes.back();
   }
+  ReduceReaders(comm_, readers);
+  const int64_t unit_bytes = plan.units->samples_per_block() * sample_bytes;
+  const int64_t min_own = (owner_min_bytes + unit_bytes - 1) / unit_bytes;
+  UnitSplit split = SplitUnits(region_blocks, readers, ranks, rank_, min_own);
+  plan.own = std::move(split.own);
+  plan.any_own = split.any_own;
+  std::vector<uint64_t> blocks = std::move(split.shared);
   // Overlapped rounds take half of the budget each. A read that fits one half but is large is cut
   // into kOverlapRounds rounds all the same, so that its reads have an exchange to hide behind.
   constexpr int64_t kOverlapMinBytes = int64_t{16} << 20, kOverlapRounds = 4;

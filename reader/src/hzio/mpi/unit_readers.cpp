@@ -36,13 +36,16 @@ void ReduceReaders(MPI_Comm comm, std::vector<int32_t>& marks) {
   MpiCheck(rc, "MPI_Allreduce(readers)");
 }
 
-UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int ranks, int rank) {
+UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int ranks, int rank,
+                     int64_t min_own) {
   Check(units.size() == readers.size() && ranks > 0, ErrorCode::kInternal, "unit readers do not match the units");
   UnitSplit split;
   std::vector<int64_t> owned(static_cast<size_t>(ranks), 0);
   for (const int32_t r : readers)
     if (r >= 0 && r < ranks) ++owned[static_cast<size_t>(r)];
-  const int64_t each = *std::min_element(owned.begin(), owned.end());
+  int64_t each = *std::min_element(owned.begin(), owned.end());
+  const int64_t needed = static_cast<int64_t>(std::count_if(readers.begin(), readers.end(), [](int32_t r) { return r != kNoReader; }));
+  if (each < min_own && each * ranks < needed) each = 0;  // a small read with a shared part: all through the window
   split.any_own = each > 0;
   std::vector<int64_t> taken(static_cast<size_t>(ranks), 0);
   for (size_t i = 0; i < units.size(); ++i) {

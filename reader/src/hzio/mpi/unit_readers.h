@@ -34,7 +34,11 @@ struct UnitSplit {
 /// for `rank` of `ranks`. Every rank reads as many units for itself (its first ones) as the rank
 /// with the fewest: the shared rest is cut evenly over the aggregators, so every rank still reads
 /// the same bytes, and a rank that alone needs a read (or a rank that needs nothing) leaves it
-/// wholly to the aggregators.
-UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int ranks, int rank);
+/// wholly to the aggregators. When some units are left to share, each rank reads units for itself
+/// only if that is at least `min_own` units: a read in two parts (own units, then a window round)
+/// costs a second trip to the disk and a synchronisation, which small reads do not win back (64³ ×
+/// 16 float64 per rank, 4 ranks, cold: 0.12 s against 0.09–0.10 s all through the window).
+UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int ranks, int rank,
+                     int64_t min_own = 0);
 
 }  // namespace hzio::mpi
