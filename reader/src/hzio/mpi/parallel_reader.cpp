@@ -158,7 +158,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   } catch (...) {
     input_error = std::current_exception();
   }
-  std::vector<int64_t> corners;  // maxima of -lo and hi, and of -budget
+  std::vector<int64_t> corners;  // maxima of -lo and hi, the owner-read minimum, no-overlap and -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
   corners.push_back(std::max<int64_t>(0, options_.owner_reads_min_bytes));  // the largest of any rank holds for all
