@@ -441,8 +441,9 @@ TEST(ParallelReader, SeveralOverlappingBoxesPerRankReadTheFormula) {
 // A restart read (every rank its own cell of a power-of-two dataset): the units only one rank
 // needs are read by that rank, not through the window (unit_readers.h) — at power-of-two rank
 // counts most of the bytes —, into poisoned memory, equal to the formula, to a read with
-// owner_reads off and to the default (whose threshold sends a read this small through the window). A rank that alone reads the whole domain while the others ask for nothing reads
-// nothing for itself beyond what every rank does (one rank: everything), and gets the formula.
+// owner_reads off and to the default (whose minimum sends a read this small through the window). A
+// rank that alone reads the whole domain while the others ask for nothing reads nothing for itself
+// (one rank: everything), and gets the formula.
 TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
   ScratchDir dir;
   SyntheticSpec spec;
@@ -476,7 +477,7 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
     const std::vector<std::vector<uint8_t>> a = read(own, {cell}, level), b = read(window, {cell}, level),
                                             c = read(by_default, {cell}, level);
     ok = ok && a == b && a == c;
-    // 16 MiB at most per rank: below the default's 64 MiB, own units only for a single rank.
+    // 4 MiB in all: below the default's 64 MiB per rank, own units only for a single rank.
     EXPECT_EQ(by_default.stats().local_own_bytes, Ranks() == 1 ? by_default.stats().data_bytes : 0);
     for (int f = 0; f < 2; ++f)
       ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, own.ResultGrid(cell, level),
