@@ -1,7 +1,8 @@
 // Tests of mpi/block_reading.h that need no MPI (each rank runs them alone, in its own directory):
 // the placement copy with and without streaming stores, and ReadBlocks handing units to a sink
 // exactly as it stores them in caller memory, for every permutation path (gathered and scattered
-// sample sizes, the coarse levels of block 0, raw and zip, absent blocks).
+// sample sizes, the coarse levels of block 0, raw and zip, absent blocks), and offering whole
+// hz-ordered units to a sink that may place them itself.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -64,14 +65,16 @@ TEST(BlockReading, StreamedPlacementWritesTheSameBytes) {
 }
 
 // A dataset written by the serial writer: three fields whose samples take each permutation path
-// (8 bytes gathered, 24 scattered, 3 bytes gathered), hz-ordered, in small blocks over several
-// files, of which one field is left unwritten in part of the box (absent blocks).
-std::string WriteDataset(const std::string& dir, const std::string& compression) {
+// (8 bytes gathered, 24 scattered, 3 bytes gathered), in hz-ordered or row-major blocks (the
+// reader decodes both), small blocks over several files, of which one field is left unwritten in
+// part of the box (absent blocks).
+std::string WriteDataset(const std::string& dir, const std::string& compression, bool hz_layout) {
   IdxHeader h;
   h.box = Box(Point{0, 0, 0}, Point{37, 22, 19});
   for (const char* spec : {"p:float64", "v:float64[3]", "rgb:uint8[3]"}) {
     Field f = ParseFieldList(spec)[0];
     f.compression = compression == "raw" ? "" : compression;
+    f.hz_layout = hz_layout;
     h.fields.push_back(f);
   }
   h.bits_per_block = 9;
@@ -93,8 +96,9 @@ std::string WriteDataset(const std::string& dir, const std::string& compression)
 TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
   const fs::path dir = fs::temp_directory_path() / ("hzio-block-reading-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  for (const std::string compression : {"raw", "zip"}) {
-    const std::string idx = WriteDataset((dir / compression).string(), compression);
+  for (const std::string compression : {"raw", "zip", "raw row-major", "zip row-major"}) {
+    const bool hz_layout = compression.find("row-major") == std::string::npos;
+    const std::string idx = WriteDataset((dir / compression).string(), compression.substr(0, 3), hz_layout);
     std::ifstream in(idx);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto header = std::make_shared<IdxHeader>(IdxHeader::Parse(text, idx));
@@ -158,6 +162,76 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
       ADD_FAILURE() << "rows with a sink were accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A sink in hz order is offered every whole hz-ordered unit once, in hz order (a row-major sample r
+// is its hz sample RowMajorToHz[r]); a unit it takes is not handed to the sink, one it declines is,
+// permuted; block 0 read in part (coarse levels) and row-major blocks are never offered.
+TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
+  const fs::path dir = fs::temp_directory_path() / ("hzio-block-reading-hz-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  for (const std::string compression : {"raw", "zip", "raw row-major", "zip row-major"}) {
+    const bool hz_layout = compression.find("row-major") == std::string::npos;
+    const std::string idx = WriteDataset((dir / compression).string(), compression.substr(0, 3), hz_layout);
+    std::ifstream in(idx);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto header = std::make_shared<IdxHeader>(IdxHeader::Parse(text, idx));
+    auto layout = std::make_shared<BlockLayout>(header->bitmask, header->bits_per_block);
+    ClassicBlockSource source(header, layout, idx);
+    for (int level = 0; level <= header->maxh(); level += 2) {
+      const std::vector<uint64_t> blocks = BoxBlocks(*header, *layout, header->box, level);
+      const int64_t unit = layout->samples_per_block();
+      std::vector<std::vector<uint8_t>> stored(3);
+      std::vector<FieldTarget> targets;
+      for (int f = 0; f < 3; ++f) {
+        const int64_t sb = header->fields[static_cast<size_t>(f)].dtype.SampleBytes();
+        stored[static_cast<size_t>(f)].assign(blocks.size() * static_cast<size_t>(unit * sb), 0);
+        targets.push_back(FieldTarget{f, {}});
+        for (size_t i = 0; i < blocks.size(); ++i)
+          targets.back().out.push_back(stored[static_cast<size_t>(f)].data() + i * static_cast<size_t>(unit * sb));
+      }
+      (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level);
+      std::vector<std::vector<int>> offered(3, std::vector<int>(blocks.size(), 0)), sunk = offered;
+      const auto check = [&](size_t t, size_t i, const uint8_t* samples, const std::vector<uint32_t>* hz_of_row) {
+        const int64_t sb = header->fields[static_cast<size_t>(targets[t].field)].dtype.SampleBytes();
+        const uint8_t* expected = stored[t].data() + i * static_cast<size_t>(unit * sb);
+        for (int64_t r = 0; r < unit; ++r) {
+          const int64_t from = hz_of_row ? (*hz_of_row)[static_cast<size_t>(r)] : r;
+          ASSERT_EQ(std::memcmp(samples + from * sb, expected + r * sb, static_cast<size_t>(sb)), 0)
+              << compression << " level " << level << " field " << t << " block " << blocks[i] << " sample " << r;
+        }
+      };
+      const HzSink hz_sink = [&](size_t t, size_t i, const uint8_t* hz_samples, int unit_level) {
+        EXPECT_EQ(unit_level, layout->BlockLevel(blocks[i]));
+        ++offered[t][i];
+        check(t, i, hz_samples, &layout->RowMajorToHz(unit_level));
+        return i % 2 == 1;  // takes every other unit
+      };
+      const BlockSink sink = [&](size_t t, size_t i, const uint8_t* samples) {
+        ++sunk[t][i];
+        if (level >= header->bits_per_block) check(t, i, samples, nullptr);
+      };
+      ReadBlocksOptions how;
+      how.sink = &sink;
+      how.hz_sink = &hz_sink;
+      (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level, how);
+      for (size_t t = 0; t < 3; ++t) {
+        for (size_t i = 0; i < blocks.size(); ++i) {
+          // Absent blocks (the rgb field's unwritten half) are filled and handed to the sink.
+          if (level < header->bits_per_block || !hz_layout) {
+            EXPECT_EQ(offered[t][i], 0) << compression << " level " << level;
+          }
+          EXPECT_LE(offered[t][i], 1);
+          EXPECT_EQ(sunk[t][i], offered[t][i] == 1 && i % 2 == 1 ? 0 : 1)
+              << compression << " level " << level << " field " << t << " block " << blocks[i];
+        }
+        if (hz_layout && level >= header->bits_per_block && t < 2) {  // fully written: every unit offered
+          for (size_t i = 0; i < blocks.size(); ++i) EXPECT_EQ(offered[t][i], 1) << compression << " level " << level;
+        }
+      }
     }
   }
   fs::remove_all(dir);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "hzio/codec/codec.h"
+#include "hzio/hz/unit_scatter.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
 #include "hzio/util/stream_copy.h"
@@ -114,30 +115,6 @@ void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table
   if (sb % 4 == 0) return PermuteWords<uint32_t>(out, in, table, sb / 4, rows);
   if (sb % 2 == 0) return PermuteWords<uint16_t>(out, in, table, sb / 2, rows);
   PermuteWords<uint8_t>(out, in, table, sb, rows);
-}
-
-// out[table[h]] = in[h] for every sample of a block: the inverse of Permute over the whole block,
-// walking the hz-ordered source in order. For samples of 16 bytes and more this beats Permute's
-// gather, which reads each row-major row from all over a block of several MiB (an S3D species
-// block: 5.5 MiB); for 4- and 8-byte samples the gather is faster (bench/mpi/RESULTS.md, "Issue 18:
-// the reader's permutation as a scatter").
-template <class Word>
-void ScatterWords(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t words) {
-  Word* o = reinterpret_cast<Word*>(out);
-  const Word* i = reinterpret_cast<const Word*>(in);
-  const int64_t n = static_cast<int64_t>(table.size());
-  for (int64_t h = 0; h < n; ++h) {
-    Word* dst = o + static_cast<int64_t>(table[static_cast<size_t>(h)]) * words;
-    const Word* src = i + h * words;
-    for (int64_t w = 0; w < words; ++w) std::memcpy(dst + w, src + w, sizeof(Word));
-  }
-}
-
-void Scatter(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb) {
-  if (sb % 8 == 0) return ScatterWords<uint64_t>(out, in, table, sb / 8);
-  if (sb % 4 == 0) return ScatterWords<uint32_t>(out, in, table, sb / 4);
-  if (sb % 2 == 0) return ScatterWords<uint16_t>(out, in, table, sb / 2);
-  ScatterWords<uint8_t>(out, in, table, sb);
 }
 
 // Permutes only the samples of levels 0..level of hz-ordered block 0 (its first 2^level hz
@@ -276,7 +253,10 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
 // this machine's disk (RESULTS.md, "cold restart read").
 constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 
-// Whole hz-ordered units of samples this large are scattered (Scatter), smaller ones gathered.
+// Whole hz-ordered units of samples this large are scattered into their grid (sequential reads of
+// the hz-ordered source), smaller ones gathered (Permute): for 16 bytes and more the gather's reads
+// of each row from all over a block of several MiB (an S3D species block: 5.5 MiB) cost more; for
+// 4- and 8-byte samples the gather is faster (RESULTS.md, "the reader's permutation as a scatter").
 constexpr int64_t kScatterMinSampleBytes = 16;
 
 }  // namespace
@@ -288,6 +268,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
   if (targets.empty()) return stats;
   const std::vector<Span>* const rows = options.rows;
   const BlockSink* const sink = options.sink;
+  const HzSink* const hz_sink = sink ? options.hz_sink : nullptr;
   Check(!(sink && rows), ErrorCode::kInvalidArgument, "ReadBlocks: a sink takes whole units, not rows of them");
   const IdxHeader& header = source.header();
   struct Target {
@@ -437,17 +418,22 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         };
         uint8_t* const dst = target_of(t, w.index);
         const Span want = wanted(w.index);
+        // Decodes the unit into dst; true when the hz sink took it instead.
         const auto decode_unit = [&] {
           if (w.entry.row_major()) {
-            if (shift == 0 && want.size() == unit_samples) return decode(dst);
+            if (shift == 0 && want.size() == unit_samples) {
+              decode(dst);
+              return false;
+            }
             decode_to_scratch();
             if (shift == 0) {
               std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
-              return;
+              return false;
             }
             // The unit's rows are a sub-lattice of the block's row-major grid.
             if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
-            return CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
+            CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
+            return false;
           }
           Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
           const auto t0 = std::chrono::steady_clock::now();  // no MPI here: may run on an I/O thread
@@ -457,16 +443,21 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
             hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
           }
           const int level = units.BlockLevel(u);
+          const bool whole = !(u == 0 && unit0_needed < unit_samples) && want.begin == 0 && want.end == unit_samples;
+          if (whole && hz_sink && (*hz_sink)(t, w.index, hz_samples, level)) {
+            stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return true;  // placed by the sink
+          }
           if (u == 0 && unit0_needed < unit_samples)
             PermuteCoarse(dst, hz_samples, units.RowMajorToHz(level), sb, units, max_level, want);
-          else if (sb >= kScatterMinSampleBytes && want.begin == 0 && want.end == unit_samples)
-            Scatter(dst, hz_samples, units.HzToRowMajor(level), sb);
+          else if (whole && sb >= kScatterMinSampleBytes)
+            ScatterSamples(dst, hz_samples, units.HzToRowMajor(level).data(), unit_samples, sb);
           else
             Permute(dst, hz_samples, units.RowMajorToHz(level), sb, want);
           stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          return false;
         };
-        decode_unit();
-        if (sink) (*sink)(t, w.index, dst);
+        if (!decode_unit() && sink) (*sink)(t, w.index, dst);
       }
     }
   });

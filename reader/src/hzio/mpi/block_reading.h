@@ -34,11 +34,16 @@ struct FieldTarget {
 /// samples live only until the call returns.
 using BlockSink = std::function<void(size_t target, size_t index, const uint8_t* samples)>;
 
+/// Offered each whole hz-ordered unit before it is permuted: (target, i, samples in hz order, the
+/// unit's level). True when it placed the unit itself (the sink is then not called for it).
+using HzSink = std::function<bool(size_t target, size_t index, const uint8_t* hz_samples, int level)>;
+
 /// How ReadBlocks reads and where its units go (see there).
 struct ReadBlocksOptions {
   const std::vector<Span>* rows = nullptr;  // per block, the row-major samples wanted (default: all)
   bool uncached = false;                    // past the page cache where the file system allows it
   const BlockSink* sink = nullptr;          // units handed over one by one instead of stored at `out`
+  const HzSink* hz_sink = nullptr;          // with a sink: offered whole hz-ordered units first
 };
 
 /// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s
@@ -57,7 +62,9 @@ struct ReadBlocksOptions {
 /// left as it was. With `uncached`, the pieces of a file are read past the page cache where the
 /// file system allows it (O_DIRECT, ClassicBlockSource::ReadRangeUncached; buffered elsewhere).
 /// With a `sink`, the targets' `out` are not used: each unit is decoded into a buffer of one unit
-/// and handed to the sink, so a caller can place it while it is in the caches.
+/// and handed to the sink, so a caller can place it while it is in the caches; with an `hz_sink`
+/// too, each whole hz-ordered unit is first offered to it in hz order (straight from the file bytes
+/// when raw), and only the units it declines are permuted and handed to the sink.
 /// No MPI calls (it runs on the reader's I/O thread when rounds overlap).
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,

@@ -1,13 +1,15 @@
 /// A rank's own units in a two-phase read (ParallelReader, parallel_reader.h; unit_readers.h): the
 /// units that only this rank's boxes need are read by this rank, each file once in file order over
-/// all the fields (ReadBlocks), and each unit, as soon as it is decoded, is placed into the boxes it
-/// meets from a buffer of one unit that is still in the caches: one pass less over memory than
-/// decoding into an aggregator's window and placing from there, and nothing to exchange. A single
-/// rank reads everything this way, without a window.
+/// all the fields (ReadBlocks), and each unit, as soon as it is decoded, goes into the boxes it meets:
+/// scattered from hz order straight into them where they take it whole, else permuted into a buffer
+/// of one unit that is still in the caches and copied from there. No aggregator's window to pass
+/// through and nothing to exchange. A single rank reads everything this way, without a window.
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <utility>
 
+#include "hzio/hz/unit_scatter.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_reader_plan.h"
@@ -47,9 +49,48 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
     }
     placing += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
+  // A unit that every box it meets takes whole is scattered from hz order straight into them: one
+  // pass instead of a permutation into the unit's grid and a copy from there (RESULTS.md, "Issue
+  // 18: own units scattered straight into the result"). Offsets per level and box: the units of a
+  // level share their grid's shape.
+  std::map<std::pair<int, size_t>, std::vector<uint32_t>> offsets;
+  struct Scatter {
+    uint8_t* first;  // where the unit's first sample goes
+    const std::vector<uint32_t>* offsets;
+  };
+  std::vector<Scatter> scatters;
+  const HzSink scatter = [&](size_t k, size_t i, const uint8_t* hz_samples, int unit_level) {
+    const Grid g = units.BlockGrid(plan.own[i]);
+    const int64_t sb = plan.sample_bytes[k];
+    scatters.clear();
+    for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
+      const size_t bi = touches[t].second;
+      Target& result = results[k][bi];
+      AxisCopy copy[kMaxDims];
+      if (!PlanGridCopy(g, result.grid, clipped[bi], copy)) continue;
+      int64_t first = 0, pitch = 1;
+      for (int d = 0; d < dims; ++d) {
+        if (copy[d].count != g.count[d]) return false;  // the box takes part of the unit: permuted and copied
+        first += copy[d].dst_first * pitch;
+        pitch *= result.grid.count[d];
+      }
+      auto [at, fresh] = offsets.try_emplace({unit_level, bi});
+      if (fresh) {
+        Point step(dims);
+        for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
+        at->second = BlockScatterOffsets(units, unit_level, step, result.grid.count);
+      }
+      if (at->second.empty()) return false;  // beyond 32-bit offsets: permuted and copied
+      scatters.push_back(Scatter{result.data + first * sb, &at->second});
+    }
+    for (const Scatter& s : scatters)
+      ScatterSamples(s.first, hz_samples, s.offsets->data(), units.samples_per_block(), sb);
+    return true;
+  };
   ReadBlocksOptions how;
   how.uncached = options_.direct_io;
   how.sink = &place;
+  how.hz_sink = &scatter;
   const BlockReadStats read =
       ReadBlocks(Blocks(), units, targets, time, plan.own, options_.missing_files_are_errors, level, how);
   stats_.file_bytes += read.file_bytes;

@@ -15,7 +15,8 @@
 namespace hzio::mpi {
 
 /// Seconds per phase. Writer: restructure → hz → aggregate → io. Reader: io → aggregate → hz →
-/// restructure (the same steps in reverse: read+decode, one-sided gets, layout, placement).
+/// restructure (the same steps in reverse: read+decode, one-sided gets, layout, placement; a unit
+/// scattered from hz order straight into a result counts as layout).
 struct PhaseTimes {
   double restructure = 0, hz = 0, aggregate = 0, io = 0;
 };

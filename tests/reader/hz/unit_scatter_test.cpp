@@ -1,0 +1,90 @@
+// Tests of hz/unit_scatter.h: a block scattered from hz order lands where its grid places it in a
+// row-major array, for every level of several layouts and destination steps, nothing else written;
+// offsets beyond 32 bits are refused; every sample size is copied whole.
+#include "hzio/hz/unit_scatter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+namespace hzio {
+namespace {
+
+constexpr uint32_t kUntouched = 0xFFFFFFFFu;
+
+TEST(UnitScatter, EveryLevelLandsWhereItsGridPlacesIt) {
+  const struct {
+    const char* bitmask;
+    int bits_per_block;
+  } cases[] = {{"V012012012", 4}, {"V0011012", 3}, {"V01010101", 5}, {"V0000000", 3}, {"V21021021", 6}};
+  for (const auto& c : cases) {
+    const Bitmask bitmask = Bitmask::Parse(c.bitmask);
+    const BlockLayout layout(bitmask, c.bits_per_block);
+    const int n = bitmask.dims();
+    for (int level = c.bits_per_block; level <= layout.maxh(); ++level) {
+      const uint64_t block = level == c.bits_per_block ? 0 : uint64_t{1} << (level - c.bits_per_block - 1);
+      const Grid g = layout.BlockGrid(block);
+      for (const int64_t spread : {1, 2, 3}) {
+        // A destination with room around the block: steps of 1 or `spread`, 2 samples of margin.
+        Point step(n), count(n);
+        for (int d = 0; d < n; ++d) {
+          step[d] = (d + level) % 2 == 0 ? spread : 1;
+          count[d] = (g.count[d] - 1) * step[d] + 1 + 4;
+        }
+        const std::vector<uint32_t> offsets = BlockScatterOffsets(layout, level, step, count);
+        ASSERT_EQ(offsets.size(), static_cast<size_t>(layout.samples_per_block()));
+        std::vector<uint32_t> hz(offsets.size());
+        std::iota(hz.begin(), hz.end(), 0u);  // sample h holds its hz index
+        std::vector<uint32_t> dst(static_cast<size_t>(count.Product()), kUntouched);
+        int64_t first = 0, pitch = 1;
+        for (int d = 0; d < n; ++d) {
+          first += 2 * pitch;
+          pitch *= count[d];
+        }
+        ScatterSamples(reinterpret_cast<uint8_t*>(dst.data() + first), reinterpret_cast<const uint8_t*>(hz.data()),
+                       offsets.data(), static_cast<int64_t>(hz.size()), 4);
+        // Expected: row-major sample r of the grid (coordinates k) at first + sum k[d] * step[d] * pitch[d].
+        const std::vector<uint32_t>& to_hz = layout.RowMajorToHz(level);
+        std::vector<uint32_t> expected(dst.size(), kUntouched);
+        for (int64_t r = 0; r < g.NumSamples(); ++r) {
+          int64_t rest = r, at = first, p = 1;
+          for (int d = 0; d < n; ++d) {
+            at += (rest % g.count[d]) * step[d] * p;
+            rest /= g.count[d];
+            p *= count[d];
+          }
+          expected[static_cast<size_t>(at)] = to_hz[static_cast<size_t>(r)];
+        }
+        ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " spread " << spread;
+      }
+    }
+  }
+}
+
+TEST(UnitScatter, OffsetsBeyond32BitsAreRefused) {
+  const BlockLayout layout(Bitmask::Parse("V012012012"), 4);
+  const Point step{1, 1, 1};
+  // Level 9's block grid is 2 x 4 x 2: its last sample is 1 + 3 rows + 1 plane from its first.
+  ASSERT_EQ(layout.BlockGrid(16).count, (Point{2, 4, 2}));
+  EXPECT_FALSE(BlockScatterOffsets(layout, 9, step, Point{int64_t{1} << 16, int64_t{1} << 15, 4}).empty());  // 2^31 + ...
+  EXPECT_TRUE(BlockScatterOffsets(layout, 9, step, Point{int64_t{1} << 17, int64_t{1} << 15, 4}).empty());   // 2^32 + ...
+}
+
+TEST(UnitScatter, EverySampleSizeIsCopiedWhole) {
+  for (const int64_t sb : {1, 2, 3, 4, 6, 8, 12, 16, 24, 88}) {
+    const std::vector<uint32_t> offsets{5, 0, 3, 1, 4, 2};
+    std::vector<uint8_t> src(offsets.size() * static_cast<size_t>(sb));
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 7 + 1);
+    std::vector<uint8_t> dst(src.size(), 0);
+    ScatterSamples(dst.data(), src.data(), offsets.data(), static_cast<int64_t>(offsets.size()), sb);
+    for (size_t h = 0; h < offsets.size(); ++h)
+      ASSERT_EQ(std::memcmp(dst.data() + offsets[h] * sb, src.data() + h * sb, static_cast<size_t>(sb)), 0)
+          << "sample bytes " << sb << ", sample " << h;
+  }
+}
+
+}  // namespace
+}  // namespace hzio
