@@ -276,7 +276,8 @@ void RunRead(const Options& o, const S3dCase& c) {
   const std::string hz_files = o.dir + "/r-hzio-files";
   if (Selected(o, "hzio two-phase") || Selected(o, "hzio two-phase rma-windows") || Selected(o, "hzio one-phase") ||
       Selected(o, "hzio two-phase overlap") || Selected(o, "hzio two-phase direct") ||
-      Selected(o, "hzio two-phase direct overlap") || Selected(o, "hzio two-phase window")) {
+      Selected(o, "hzio two-phase direct overlap") || Selected(o, "hzio two-phase window") ||
+      Selected(o, "hzio two-phase own")) {
     FreshDir(c.comm, hz);
     HzioWrite(c, hz, {});
   }
@@ -313,6 +314,11 @@ void RunRead(const Options& o, const S3dCase& c) {
   window.owner_reads = false;
   if (!o.only.empty())
     methods.push_back({"hzio two-phase window", [&](auto* out) { return HzioRead(c, hz, window, -1, out, nullptr); }});
+  // Own units at any size (the A/B of owner_reads_min_bytes, by name only).
+  hzio::mpi::ReadOptions own = two_phase;
+  own.owner_reads_min_bytes = 0;
+  if (!o.only.empty())
+    methods.push_back({"hzio two-phase own", [&](auto* out) { return HzioRead(c, hz, own, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});
