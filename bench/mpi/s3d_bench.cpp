@@ -8,6 +8,10 @@
 //   --fields s3d|float32 the S3D variables (16 float64 per sample, default) or one float32 field
 //   --cold               drops the page cache (sync; echo 3 > /proc/sys/vm/drop_caches) before every
 //                        read of every method, so each reads from the disk (needs root)
+//   --warmup W           W untimed runs of every method before the timed ones (default 1): a process's
+//                        first call pays the page faults of fresh buffers and the start of threads once
+//                        (hzio's aggregation window; the floor's and the baselines' buffers are
+//                        allocated untimed), which a simulation checkpointing repeatedly pays once
 // Write samples remove their files right after (one method's output on disk at a time); reads
 // write only the selected methods' files.
 #include <mpi.h>
@@ -42,6 +46,7 @@ struct Options {
   std::string op, dir = "/tmp/hzio-mpi-bench", fields = "s3d";
   int64_t per_rank = 32;
   int reps = 5;
+  int warmup = 1;
   int bits_per_block = 0;    // 0: the header default (idx-format.md §1.7)
   int64_t blocks_per_file = 0;  // 0: the header default
   bool variants = false, levels = false, sync = false, no_direct_io = false, cold = false;
@@ -258,13 +263,14 @@ void RunWrite(const Options& o, const S3dCase& c) {
   std::erase_if(methods, [&](const Method& m) { return !Selected(o, m.name); });
   const int64_t bytes = c.GlobalBytes();
   std::map<std::string, std::vector<Sample>> samples;
-  for (int rep = 0; rep < o.reps; ++rep)
+  for (int rep = -o.warmup; rep < o.reps; ++rep)  // negative: warm-up, not recorded
     for (size_t k = 0; k < methods.size(); ++k) {
-      const size_t which = RepetitionOrder(methods.size(), rep)[k];
+      const size_t which = RepetitionOrder(methods.size(), std::max(rep, 0))[k];
       const Method& m = methods[which];
       const std::string dir = o.dir + "/w" + std::to_string(which);
       FreshDir(c.comm, dir);
-      samples[m.name].push_back(m.run(dir));
+      const Sample sample = m.run(dir);
+      if (rep >= 0) samples[m.name].push_back(sample);
       RemoveDir(c.comm, dir);
     }
   for (const Method& m : methods) Report(c, "write", m.name, bytes, samples[m.name]);
@@ -339,13 +345,14 @@ void RunRead(const Options& o, const S3dCase& c) {
   }
   std::erase_if(methods, [&](const Method& m) { return !Selected(o, m.name); });
   std::map<std::string, std::vector<Sample>> samples;
-  for (int rep = 0; rep < o.reps; ++rep)
+  for (int rep = -o.warmup; rep < o.reps; ++rep)  // negative: warm-up, not recorded
     for (size_t k = 0; k < methods.size(); ++k) {
-      const Method& m = methods[RepetitionOrder(methods.size(), rep)[k]];
+      const Method& m = methods[RepetitionOrder(methods.size(), std::max(rep, 0))[k]];
       std::vector<std::vector<uint8_t>> out;  // pre-touched (not zero pages), for every method alike
       for (const auto& d : c.data) out.emplace_back(d.size(), uint8_t{0xA5});
       if (o.cold) DropCaches(c.comm);
-      samples[m.name].push_back(m.run(&out));
+      const Sample sample = m.run(&out);
+      if (rep >= 0) samples[m.name].push_back(sample);
       int ok = out == c.data ? 1 : 0, all = 0;  // every method must read back what was written
       MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.comm);
       if (!all && c.rank == 0) std::fprintf(stderr, "%s read back wrong data\n", m.name.c_str());
@@ -374,6 +381,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--per-rank" && i + 1 < argc) o.per_rank = std::stoll(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::stoi(argv[++i]);
+    else if (a == "--warmup" && i + 1 < argc) o.warmup = std::stoi(argv[++i]);
     else if (a == "--dir" && i + 1 < argc) o.dir = argv[++i];
     else if (a == "--bits-per-block" && i + 1 < argc) o.bits_per_block = std::stoi(argv[++i]);
     else if (a == "--blocks-per-file" && i + 1 < argc) o.blocks_per_file = std::stoll(argv[++i]);
@@ -395,7 +403,7 @@ int main(int argc, char** argv) {
     c.durable = o.sync;
     if (o.op == "write") RunWrite(o, c);
     else if (o.op == "read") RunRead(o, c);
-    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels] [--cold] [--fields s3d|float32] [--only M,M]\n"); status = 2; }
+    else { std::fprintf(stderr, "usage: hzio_mpi_bench write|read --per-rank N [--reps R] [--dir D] [--bits-per-block B] [--blocks-per-file F] [--sync] [--variants] [--levels] [--cold] [--fields s3d|float32] [--only M,M] [--warmup W]\n"); status = 2; }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hzio_mpi_bench: %s\n", e.what());
     status = 1;
