@@ -93,31 +93,71 @@ std::string WriteDataset(const std::string& dir, const std::string& compression,
   return idx;
 }
 
-TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
-  const fs::path dir = fs::temp_directory_path() / ("hzio-block-reading-" + std::to_string(::getpid()));
+// A dataset opened as the parallel reader opens it.
+struct Opened {
+  std::shared_ptr<IdxHeader> header;
+  std::shared_ptr<BlockLayout> layout;
+  std::unique_ptr<ClassicBlockSource> source;
+};
+
+Opened Open(const std::string& idx) {
+  std::ifstream in(idx);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Opened d;
+  d.header = std::make_shared<IdxHeader>(IdxHeader::Parse(text, idx));
+  d.layout = std::make_shared<BlockLayout>(d.header->bitmask, d.header->bits_per_block);
+  d.source = std::make_unique<ClassicBlockSource>(d.header, d.layout, idx);
+  return d;
+}
+
+// Every field's `blocks` read into caller memory, unit after unit: what a sink must be handed.
+struct StoredUnits {
+  std::vector<std::vector<uint8_t>> bytes;  // per field
+  std::vector<FieldTarget> targets;         // pointing into `bytes`
+};
+
+StoredUnits ReadStored(Opened& d, const std::vector<uint64_t>& blocks, int level) {
+  const int64_t unit = d.layout->samples_per_block();
+  StoredUnits stored;
+  const int fields = static_cast<int>(d.header->fields.size());
+  stored.bytes.resize(static_cast<size_t>(fields));
+  for (int f = 0; f < fields; ++f) {
+    const int64_t sb = d.header->fields[static_cast<size_t>(f)].dtype.SampleBytes();
+    std::vector<uint8_t>& bytes = stored.bytes[static_cast<size_t>(f)];
+    bytes.assign(blocks.size() * static_cast<size_t>(unit * sb), 0);
+    stored.targets.push_back(FieldTarget{f, {}});
+    for (size_t i = 0; i < blocks.size(); ++i) stored.targets.back().out.push_back(bytes.data() + i * static_cast<size_t>(unit * sb));
+  }
+  (void)ReadBlocks(*d.source, *d.layout, stored.targets, 0, blocks, false, level);
+  return stored;
+}
+
+// Runs `test` on the dataset of each variant (raw and zip, hz-ordered and row-major blocks), each
+// written into a fresh temporary directory, removed afterwards.
+template <class Test>
+void ForEachVariant(const std::string& name, Test&& test) {
+  const fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  for (const std::string compression : {"raw", "zip", "raw row-major", "zip row-major"}) {
-    const bool hz_layout = compression.find("row-major") == std::string::npos;
-    const std::string idx = WriteDataset((dir / compression).string(), compression.substr(0, 3), hz_layout);
-    std::ifstream in(idx);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto header = std::make_shared<IdxHeader>(IdxHeader::Parse(text, idx));
-    auto layout = std::make_shared<BlockLayout>(header->bitmask, header->bits_per_block);
-    ClassicBlockSource source(header, layout, idx);
+  for (const std::string variant : {"raw", "zip", "raw row-major", "zip row-major"}) {
+    const bool hz_layout = variant.find("row-major") == std::string::npos;
+    Opened d = Open(WriteDataset((dir / variant).string(), variant.substr(0, 3), hz_layout));
+    test(d, variant, hz_layout);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
+  ForEachVariant("hzio-block-reading", [](Opened& d, const std::string& compression, bool) {
+    const std::shared_ptr<IdxHeader>& header = d.header;
+    const std::shared_ptr<BlockLayout>& layout = d.layout;
+    ClassicBlockSource& source = *d.source;
     // Every level: the coarse ones read only part of block 0.
     for (int level = 0; level <= header->maxh(); level += 3) {
       std::vector<uint64_t> blocks = BoxBlocks(*header, *layout, header->box, level);
       const int64_t unit = layout->samples_per_block();
-      std::vector<std::vector<uint8_t>> stored(3);
-      std::vector<FieldTarget> targets;
-      for (int f = 0; f < 3; ++f) {
-        const int64_t sb = header->fields[static_cast<size_t>(f)].dtype.SampleBytes();
-        stored[static_cast<size_t>(f)].assign(blocks.size() * static_cast<size_t>(unit * sb), 0);
-        targets.push_back(FieldTarget{f, {}});
-        for (size_t i = 0; i < blocks.size(); ++i)
-          targets.back().out.push_back(stored[static_cast<size_t>(f)].data() + i * static_cast<size_t>(unit * sb));
-      }
-      (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level);
+      StoredUnits reference = ReadStored(d, blocks, level);
+      const std::vector<std::vector<uint8_t>>& stored = reference.bytes;
+      const std::vector<FieldTarget>& targets = reference.targets;
       std::vector<std::vector<uint8_t>> sunk(3);
       for (int f = 0; f < 3; ++f) sunk[static_cast<size_t>(f)].assign(stored[static_cast<size_t>(f)].size(), 0);
       std::vector<std::vector<int>> calls(3, std::vector<int>(blocks.size(), 0));
@@ -163,37 +203,23 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
     }
-  }
-  fs::remove_all(dir);
+  });
 }
 
 // A sink in hz order is offered every whole hz-ordered unit once, in hz order (a row-major sample r
 // is its hz sample RowMajorToHz[r]); a unit it takes is not handed to the sink, one it declines is,
 // permuted; block 0 read in part (coarse levels) and row-major blocks are never offered.
 TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
-  const fs::path dir = fs::temp_directory_path() / ("hzio-block-reading-hz-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  for (const std::string compression : {"raw", "zip", "raw row-major", "zip row-major"}) {
-    const bool hz_layout = compression.find("row-major") == std::string::npos;
-    const std::string idx = WriteDataset((dir / compression).string(), compression.substr(0, 3), hz_layout);
-    std::ifstream in(idx);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto header = std::make_shared<IdxHeader>(IdxHeader::Parse(text, idx));
-    auto layout = std::make_shared<BlockLayout>(header->bitmask, header->bits_per_block);
-    ClassicBlockSource source(header, layout, idx);
+  ForEachVariant("hzio-block-reading-hz", [](Opened& d, const std::string& compression, bool hz_layout) {
+    const std::shared_ptr<IdxHeader>& header = d.header;
+    const std::shared_ptr<BlockLayout>& layout = d.layout;
+    ClassicBlockSource& source = *d.source;
     for (int level = 0; level <= header->maxh(); level += 2) {
       const std::vector<uint64_t> blocks = BoxBlocks(*header, *layout, header->box, level);
       const int64_t unit = layout->samples_per_block();
-      std::vector<std::vector<uint8_t>> stored(3);
-      std::vector<FieldTarget> targets;
-      for (int f = 0; f < 3; ++f) {
-        const int64_t sb = header->fields[static_cast<size_t>(f)].dtype.SampleBytes();
-        stored[static_cast<size_t>(f)].assign(blocks.size() * static_cast<size_t>(unit * sb), 0);
-        targets.push_back(FieldTarget{f, {}});
-        for (size_t i = 0; i < blocks.size(); ++i)
-          targets.back().out.push_back(stored[static_cast<size_t>(f)].data() + i * static_cast<size_t>(unit * sb));
-      }
-      (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level);
+      StoredUnits reference = ReadStored(d, blocks, level);
+      const std::vector<std::vector<uint8_t>>& stored = reference.bytes;
+      const std::vector<FieldTarget>& targets = reference.targets;
       std::vector<std::vector<int>> offered(3, std::vector<int>(blocks.size(), 0)), sunk = offered;
       const auto check = [&](size_t t, size_t i, const uint8_t* samples, const std::vector<uint32_t>* hz_of_row) {
         const int64_t sb = header->fields[static_cast<size_t>(targets[t].field)].dtype.SampleBytes();
@@ -233,8 +259,7 @@ TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
         }
       }
     }
-  }
-  fs::remove_all(dir);
+  });
 }
 
 }  // namespace
