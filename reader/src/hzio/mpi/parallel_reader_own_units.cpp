@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "hzio/hz/unit_scatter.h"
 #include "hzio/mpi/block_reading.h"
@@ -50,10 +51,13 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
     placing += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   // A unit that every box it meets takes whole is scattered from hz order straight into them: one
-  // pass instead of a permutation into the unit's grid and a copy from there (RESULTS.md, "Issue
-  // 18: own units scattered straight into the result"). Offsets per level and box: the units of a
-  // level share their grid's shape.
-  std::map<std::pair<int, size_t>, std::vector<uint32_t>> offsets;
+  // pass instead of a permutation into the unit's grid and a copy from there (RESULTS.md, "own
+  // units scattered from hz order straight into the result"). Offsets per level and result shape
+  // (the units of a level share their grid's shape; boxes of one shape share their tables), at
+  // most kMaxOffsetTableBytes of them: beyond, units go the two-pass way.
+  constexpr int64_t kMaxOffsetTableBytes = int64_t{64} << 20;
+  std::map<std::vector<int64_t>, std::vector<uint32_t>> offsets;  // (level, steps, counts) -> offsets
+  int64_t offset_bytes = 0;
   struct Scatter {
     uint8_t* first;  // where the unit's first sample goes
     const std::vector<uint32_t>* offsets;
@@ -74,11 +78,16 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
         first += copy[d].dst_first * pitch;
         pitch *= result.grid.count[d];
       }
-      auto [at, fresh] = offsets.try_emplace({unit_level, bi});
-      if (fresh) {
+      std::vector<int64_t> shape{unit_level};
+      for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
+      for (int d = 0; d < dims; ++d) shape.push_back(result.grid.count[d]);
+      auto at = offsets.find(shape);
+      if (at == offsets.end()) {
+        if (offset_bytes >= kMaxOffsetTableBytes) return false;
         Point step(dims);
         for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
-        at->second = BlockScatterOffsets(units, unit_level, step, result.grid.count);
+        at = offsets.emplace(std::move(shape), BlockScatterOffsets(units, unit_level, step, result.grid.count)).first;
+        offset_bytes += static_cast<int64_t>(at->second.size() * sizeof(uint32_t));
       }
       if (at->second.empty()) return false;  // beyond 32-bit offsets: permuted and copied
       scatters.push_back(Scatter{result.data + first * sb, &at->second});
