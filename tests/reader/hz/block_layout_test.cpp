@@ -33,6 +33,10 @@ TEST(BlockLayout, WorkedExampleV0101) {
   EXPECT_EQ(l.BlockLevel(0), 2);
   EXPECT_EQ(l.BlockLevel(1), 3);
   EXPECT_EQ(l.BlockLevel(3), 4);
+  EXPECT_EQ(l.FirstBlockOfLevel(0), 0u);  // levels 0..bpb: block 0
+  EXPECT_EQ(l.FirstBlockOfLevel(2), 0u);
+  EXPECT_EQ(l.FirstBlockOfLevel(3), 1u);
+  EXPECT_EQ(l.FirstBlockOfLevel(4), 2u);
   EXPECT_EQ(l.BlockGrid(0), (Grid{Point{0, 0}, Point{2, 2}, Point{2, 2}}));
   EXPECT_EQ(l.BlockGrid(1), (Grid{Point{1, 0}, Point{2, 2}, Point{2, 2}}));
   EXPECT_EQ(l.BlockGrid(2), (Grid{Point{0, 1}, Point{1, 2}, Point{2, 2}}));

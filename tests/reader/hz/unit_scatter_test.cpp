@@ -25,8 +25,7 @@ TEST(UnitScatter, EveryLevelLandsWhereItsGridPlacesIt) {
     const BlockLayout layout(bitmask, c.bits_per_block);
     const int n = bitmask.dims();
     for (int level = c.bits_per_block; level <= layout.maxh(); ++level) {
-      const uint64_t block = level == c.bits_per_block ? 0 : uint64_t{1} << (level - c.bits_per_block - 1);
-      const Grid g = layout.BlockGrid(block);
+      const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
       for (const int64_t spread : {1, 2, 3}) {
         // A destination with room around the block: steps of 1 or `spread`, 2 samples of margin.
         Point step(n), count(n);

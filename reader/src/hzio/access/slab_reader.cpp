@@ -32,7 +32,7 @@ void ReadInSlabs(Dataset& dataset, const Dataset::Resolved& query, int64_t slab_
     // A level-h block taller than a slab would be read again by every slab it spans: 64 planes
     // high at the full resolution of 2048^3 float32, read 16 times over by 4-plane slabs (a
     // 32 GiB read moved 18x its size out of the page cache). Slabs grow to that height.
-    const Grid block = layout.BlockGrid(uint64_t{1} << (h - layout.bits_per_block() - 1));
+    const Grid block = layout.BlockGrid(layout.FirstBlockOfLevel(h));
     const int64_t height = block.count[slow] * block.stride[slow];
     if (height > span && height / stride * row_bytes <= std::max(max_slab_bytes, slab_bytes)) span = height;
   }

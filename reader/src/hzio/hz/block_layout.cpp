@@ -28,6 +28,10 @@ int BlockLayout::BlockLevel(uint64_t block) const {
   return block == 0 ? bpb_ : bpb_ + static_cast<int>(std::bit_width(block));
 }
 
+uint64_t BlockLayout::FirstBlockOfLevel(int level) const {
+  return level <= bpb_ ? 0 : uint64_t{1} << (level - bpb_ - 1);
+}
+
 Grid BlockLayout::BlockGrid(uint64_t block) const {
   const int n = dims();
   Grid g{Point(n), Point(n), Point(n)};
@@ -140,7 +144,7 @@ const std::vector<uint32_t>& BlockLayout::RowMajorToHz(int level) const {
   const size_t slot = static_cast<size_t>(level);
   std::call_once(*table_once_[slot], [&] {
     const int n = dims();
-    const uint64_t block = level <= bpb_ ? 0 : uint64_t{1} << (level - bpb_ - 1);
+    const uint64_t block = FirstBlockOfLevel(level);
     const Grid g = BlockGrid(block);
     const auto row_major = [&](uint64_t i) {  // of in-block index i, from its point
       const Point p = PointFromHz(bitmask_, (block << bpb_) + i);

@@ -32,6 +32,9 @@ class BlockLayout {
 
   /// Level of the samples in block b: bpb for block 0 (which holds levels 0..bpb).
   int BlockLevel(uint64_t block) const;
+  /// The first block holding samples of `level` (block 0 for levels 0..bpb): every block of a
+  /// level has its grid's shape (§4.1).
+  uint64_t FirstBlockOfLevel(int level) const;
   /// The block's sample lattice (§4.1 table); its NumSamples() is always 2^bpb.
   Grid BlockGrid(uint64_t block) const;
   /// Level h's own samples (§3.3), clipped to nothing: the full lattice within the padded box.

@@ -33,8 +33,7 @@ void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, i
 
 std::vector<uint32_t> BlockScatterOffsets(const BlockLayout& layout, int level, const Point& dst_step,
                                           const Point& dst_count) {
-  const uint64_t block = level <= layout.bits_per_block() ? 0 : uint64_t{1} << (level - layout.bits_per_block() - 1);
-  const Grid g = layout.BlockGrid(block);
+  const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
   const int n = g.dims();
   int64_t step[kMaxDims];  // array index distance of consecutive grid samples along each axis
   int64_t pitch = 1, last = 0;
