@@ -1,5 +1,8 @@
 #include "mpi_test_support.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +10,7 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_paths.h"
 #include "hzio/mpi/collective.h"
+#include "hzio/storage/file.h"
 #include "hzio/util/decomposition.h"
 #include "hzio/access/synthetic.h"
 #include "support/test_support.h"
@@ -56,6 +60,23 @@ MPI_Comm FirstRanks(MPI_Comm comm, int n) {
   const int rank = CommRank(comm);
   MPI_Comm_split(comm, rank < n ? 0 : MPI_UNDEFINED, rank, &sub);
   return sub;
+}
+
+bool EvictFromPageCache(MPI_Comm comm, const std::string& dir) {
+  int evicted = 1;
+  if (CommRank(comm) == 0) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string path = entry.path().string();
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      if (fd < 0 || ::fdatasync(fd) != 0 || ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) evicted = 0;
+      if (fd >= 0) ::close(fd);
+      const std::shared_ptr<ReadFile> f = ReadFile::OpenIfExists(path);
+      if (!f || f->CachedBytes({{0, f->size()}}) != 0) evicted = 0;
+    }
+  }
+  MPI_Bcast(&evicted, 1, MPI_INT, 0, comm);
+  return evicted == 1;
 }
 
 IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const SyntheticSpec& spec, const Point& grid,

@@ -50,6 +50,10 @@ struct SyntheticSpec {
   std::string compression = "raw";
 };
 
+/// Collective: flushes every file under `dir` and drops it from the page cache (rank 0 does it for
+/// the node); true on every rank if nothing of them stayed cached (tmpfs keeps its pages).
+bool EvictFromPageCache(MPI_Comm comm, const std::string& dir);
+
 /// Writes the synthetic data with `comm` (grid cells over the ranks, `pieces_per_rank` pieces
 /// each) through ParallelWriter. Collective on `comm`; throws what Write() throws.
 IoStats WriteSynthetic(MPI_Comm comm, const std::string& idx_path, const SyntheticSpec& spec, const Point& grid,

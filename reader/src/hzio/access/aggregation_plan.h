@@ -16,6 +16,11 @@ struct Span {
   int64_t size() const { return end - begin; }
 };
 
+/// Units of aggregation finer than a file's blocks (aligned hz sub-ranges of them, for the
+/// writer's and the reader's balance and the reader's own units) are never cut below 2^this
+/// samples: a few KiB per field and unit.
+inline constexpr int kMinUnitBits = 12;
+
 /// Part `i` of `n` items cut into `parts` contiguous ranges whose sizes differ by at most one.
 Span EvenSplit(int64_t n, int64_t parts, int64_t i);
 /// The part that holds `item` under EvenSplit(n, parts, ·).

@@ -244,6 +244,36 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
   }
 }
 
+}  // namespace
+
+CachedShare CachedBlockBytes(ClassicBlockSource& source, const BlockLayout& units, const std::vector<int>& fields,
+                             int64_t time, const std::vector<uint64_t>& blocks, int max_level) {
+  CachedShare share;
+  if (fields.empty() || blocks.empty()) return share;
+  std::vector<ReadGeometry> geometry;
+  for (const int field : fields) geometry.push_back(GeometryOf(source, units, field, max_level));
+  const int shift = geometry.front().shift;
+  ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
+    const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
+    if (!file->file) return;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      for (size_t k = i; k < j; ++k) {
+        const BlockEntry e = source.Entry(*file, fields[f], blocks[k] >> shift);
+        if (!e.Present()) continue;
+        const Want w = WantOf(geometry[f], e, blocks[k], k);
+        // The units of one compressed block share its payload.
+        if (ranges.empty() || ranges.back().first != w.offset) ranges.emplace_back(w.offset, w.size);
+      }
+    }
+    for (const auto& r : ranges) share.bytes += static_cast<int64_t>(r.second);
+    share.cached += static_cast<int64_t>(source.CachedBytes(*file, ranges));
+  });
+  return share;
+}
+
+namespace {
+
 // A file's bytes are read in pieces of about this size, in file order, each permuted or decoded
 // before the next is read: the reads stay in a small scratch buffer that keeps its pages (one read
 // per file, up to 128 MiB, was faulted in afresh on every call), and the kernel's sequential
@@ -252,6 +282,10 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
 // for more at once (fadvise WILLNEED of a round ahead, several threads, O_DIRECT) was slower on
 // this machine's disk (RESULTS.md, "cold restart read").
 constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
+
+// Within a piece, a gap between wanted bytes this large is skipped: reading it from the page
+// cache costs more than the extra read call.
+constexpr uint64_t kSkipGapBytes = uint64_t{128} << 10;
 
 // Whole hz-ordered units of samples this large are scattered into their grid (sequential reads of
 // the hz-ordered source), smaller ones gathered (Permute): for 16 bytes and more the gather's reads
@@ -380,10 +414,18 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
             ahead = std::async(std::launch::async, read_uncached, next, std::ref(uncached_staging[staging]));
         }
       } else if (one_read) {
+        // The piece's wanted bytes, each into its place in the buffer; gaps of kSkipGapBytes and
+        // more are not read (a rank's own units may alternate with other ranks' within blocks).
         uint8_t* into = Scratch(1, static_cast<size_t>(hi - lo)).data();
-        source.ReadRange(*file, lo, hi - lo, into);
+        for (size_t c = a; c < b;) {
+          const uint64_t run_lo = wants[c].second.offset;
+          uint64_t run_hi = run_lo + wants[c].second.size;
+          for (++c; c < b && wants[c].second.offset < run_hi + kSkipGapBytes; ++c)
+            run_hi = std::max(run_hi, wants[c].second.offset + wants[c].second.size);
+          source.ReadRange(*file, run_lo, run_hi - run_lo, into + (run_lo - lo));
+          stats.file_bytes += static_cast<int64_t>(run_hi - run_lo);
+        }
         span = into;
-        stats.file_bytes += static_cast<int64_t>(hi - lo);
       }
       for (; a < b; ++a) {
         const size_t t = wants[a].first;

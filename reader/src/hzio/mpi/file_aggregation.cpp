@@ -10,9 +10,6 @@ namespace hzio::mpi {
 
 namespace {
 
-// Units are never cut below this many samples (a few KiB per field and unit).
-constexpr int kMinUnitBits = 12;
-
 bool AllFieldsRaw(const IdxHeader& header) {
   for (const Field& f : header.fields)
     if (CodecSpec::Parse(f.compression).codec != Codec::kRaw) return false;

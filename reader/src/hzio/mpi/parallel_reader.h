@@ -17,7 +17,10 @@
 /// decoded (memory: a block and a file piece) — every rank as many as the rank with the fewest, so
 /// every rank still reads the same bytes and a rank that alone needs a read still has the
 /// aggregators share its files (unit_readers.h); below ReadOptions::owner_reads_min_bytes per rank
-/// a read that also has shared units goes wholly through the window. A read whose units are all
+/// a read that also has shared units goes wholly through the window, unless every rank finds its
+/// own units in the page cache: then raw blocks larger than the ranks' boxes are cut into finer
+/// units that are some rank's own, and a small shared rest is read by every rank that needs it
+/// (no disk to spare, and the window's second pass over memory saved). A read whose units are all
 /// some rank's own (a single rank's) needs no window at all. Results beyond the last-level
 /// cache are placed with streaming stores. One-phase (for comparison): every rank
 /// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
@@ -73,7 +76,9 @@ struct ReadOptions {
                               // false, or fewer aggregators than ranks, turns it off for the read.
   int64_t owner_reads_min_bytes = int64_t{64} << 20;  // ... when every rank has at least this many bytes of
                               // them, or when they are the whole read (a single rank); smaller reads with a
-                              // shared part go wholly through the window (faster here, bench/mpi/RESULTS.md)
+                              // shared part go wholly through the window (faster from the disk here,
+                              // bench/mpi/RESULTS.md) unless every rank finds its own units in the page cache
+                              // (then, for raw fields, with blocks cut finer where that makes units own)
   bool direct_io = false;     // two-phase: aggregators read their files' pieces past the page cache (O_DIRECT,
                               // buffered where the file system refuses it), leaving the CPU the copy out of the
                               // cache costs (bench/mpi/RESULTS.md, "O_DIRECT reads"); this rank's reads only.
@@ -177,7 +182,7 @@ class ParallelReader {
                                   int64_t budget, bool overlap, int64_t owner_min_bytes, bool stream);
   // Phase 1 (collective): the units somebody needs and who reads them (a reduction of marks,
   // unit_readers.h), the rounds of the shared ones under `budget` (halves of it when overlapped).
-  TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+  TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                             const std::vector<Box>& clipped, int64_t budget, bool overlap, int64_t owner_min_bytes);
   // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
   // window (`window`: its base). No MPI: runs on the I/O thread when rounds are overlapped. Throws.
@@ -209,6 +214,26 @@ class ParallelReader {
   // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
   // blocks holding samples of `region` at levels 0..level.
   const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);
+  // Collective: whether every rank finds (nearly) all the bytes of its `own` units in the page cache.
+  bool OwnUnitsCached(const std::vector<int>& fields, int64_t time, int level, const BlockLayout& units,
+                      const std::vector<uint64_t>& own);
+  // The dataset's layout with blocks of 2^bits samples (made once, kept with its tables).
+  const BlockLayout& UnitLayout(int bits);
+  // The units a two-phase read is planned with, the units of every box of this rank and who reads
+  // each unit (reduced, unit_readers.h).
+  struct UnitMarks {
+    const BlockLayout* units;
+    std::vector<uint64_t> region_blocks;            // the region's units at levels 0..level
+    std::vector<std::vector<uint64_t>> box_blocks;  // per clipped box
+    std::vector<int32_t> readers;                   // per region unit
+  };
+  // Collective: this rank's boxes mark their units of `units` with `mark`; reduced over the ranks.
+  UnitMarks MarkUnits(const BlockLayout& units, std::vector<uint64_t> region_blocks, const std::vector<Box>& clipped,
+                      int level, int32_t mark);
+  // Collective, part of phase 1: `coarse`, or its units cut to the finest (2^kMinUnitBits samples)
+  // when a good part of `coarse` is shared by several ranks and fewer samples are then (the .cpp).
+  UnitMarks RefineSharedUnits(const UnitMarks& coarse, const Box& region, const std::vector<Box>& clipped, int level,
+                              int32_t mark);
   // The dataset's block files, read by both modes (made on first use; keeps its tables).
   ClassicBlockSource& Blocks();
 

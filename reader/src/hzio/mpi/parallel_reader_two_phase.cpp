@@ -7,7 +7,9 @@
 #include <chrono>
 #include <future>
 #include <iterator>
+#include <numeric>
 
+#include "hzio/codec/codec.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/parallel_reader.h"
@@ -19,6 +21,23 @@
 #include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
+
+namespace {
+
+// The shared part of a read counts as small at 1/kSmallSharedPart of its units or less: the
+// coarse levels of a restart whose units are cut finely enough.
+constexpr int64_t kSmallSharedPart = 16;
+
+// Every unit the boxes need, ascending.
+std::vector<uint64_t> AllUnitsOf(const std::vector<std::vector<uint64_t>>& box_blocks) {
+  std::vector<uint64_t> all;
+  for (const std::vector<uint64_t>& b : box_blocks) all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+}  // namespace
 
 int64_t ReadPlan::SnapUp(int64_t x) const {
   if (x >= total()) return total();
@@ -80,7 +99,7 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
-  TwoPhasePlan planned = PlanTwoPhase(fields, level, region, clipped, budget, overlap, owner_min_bytes);
+  TwoPhasePlan planned = PlanTwoPhase(fields, time, level, region, clipped, budget, overlap, owner_min_bytes);
   planned.stream = stream;
   const TwoPhasePlan& plan = planned;
   // Every rank reads when some rank reads its own units (aggregator i is rank i then).
@@ -146,7 +165,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
   return error;
 }
 
-ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int level, const Box& region,
+ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int64_t time, int level,
+                                                          const Box& region,
                                                           const std::vector<Box>& clipped, int64_t budget, bool overlap,
                                                           int64_t owner_min_bytes) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
@@ -155,29 +175,48 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
   const int64_t aggregators = std::min<int64_t>(want, ranks);
   TwoPhasePlan plan;
-  std::vector<uint64_t> region_blocks;
-  plan.units = &PlanLayout(region, level, aggregators, region_blocks);
+  for (const int field : fields)
+    plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
+  const int64_t sample_bytes = std::accumulate(plan.sample_bytes.begin(), plan.sample_bytes.end(), int64_t{0});
   // Who reads each unit (unit_readers.h): one reduction of every rank's marks over the region's
   // units (linear in units, independent of the rank count). A rank marks the units of its boxes
   // with its rank, or as shared when it does not read units of its own (owner_reads off, or fewer
   // aggregators than ranks asked for: then only the aggregators read files).
   const int32_t mark = options_.owner_reads && aggregators == ranks ? rank_ : kSharedUnit;
-  std::vector<int32_t> readers(region_blocks.size(), kNoReader);
-  for (const Box& b : clipped) {
-    plan.box_blocks.push_back(BoxBlocks(header_, *plan.units, b, level));
-    for (uint64_t id : plan.box_blocks.back())
-      readers[static_cast<size_t>(std::lower_bound(region_blocks.begin(), region_blocks.end(), id) -
-                                  region_blocks.begin())] = mark;
+  std::vector<uint64_t> region_blocks;
+  const BlockLayout& layout = PlanLayout(region, level, aggregators, region_blocks);
+  UnitMarks marks = MarkUnits(layout, std::move(region_blocks), clipped, level, mark);
+  const auto min_own_units = [&](const BlockLayout& units) {
+    const int64_t unit_bytes = units.samples_per_block() * sample_bytes;
+    return (owner_min_bytes + unit_bytes - 1) / unit_bytes;
+  };
+  UnitSplit split = SplitUnits(marks.region_blocks, marks.readers, ranks, rank_, min_own_units(*marks.units));
+  // A small read with a shared part goes wholly through the window for the disk's sake
+  // (unit_readers.h). When every rank's own units are in the page cache there is no disk to
+  // spare: each rank then reads its own units, which saves the window's second pass over memory,
+  // with the units cut finer where that makes more of them some rank's own (RefineSharedUnits;
+  // RESULTS.md, "own units of small reads from the page cache"). Of a compressed block every
+  // reader decodes all of it, so only raw fields are cut finer.
+  const bool raw = std::all_of(fields.begin(), fields.end(), [&](int f) {
+    return CodecSpec::Parse(header_.fields[static_cast<size_t>(f)].compression).codec == Codec::kRaw;
+  });
+  if (!split.any_own && mark != kSharedUnit) {
+    UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
+    UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
+    // A small shared remainder (the coarse levels) is then read by every rank that needs it: a
+    // window round for it costs more in synchronisation than those duplicate reads from the cache.
+    const int64_t needed = std::count_if(fine.readers.begin(), fine.readers.end(), [](int32_t r) { return r != kNoReader; });
+    if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed) {
+      cached.own = AllUnitsOf(fine.box_blocks);
+      cached.shared.clear();
+    }
+    if (cached.any_own && OwnUnitsCached(fields, time, level, *fine.units, cached.own)) {
+      marks = std::move(fine);
+      split = std::move(cached);
+    }
   }
-  int64_t sample_bytes = 0;  // of every field read, together
-  for (const int field : fields) {
-    plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
-    sample_bytes += plan.sample_bytes.back();
-  }
-  ReduceReaders(comm_, readers);
-  const int64_t unit_bytes = plan.units->samples_per_block() * sample_bytes;
-  const int64_t min_own = (owner_min_bytes + unit_bytes - 1) / unit_bytes;
-  UnitSplit split = SplitUnits(region_blocks, readers, ranks, rank_, min_own);
+  plan.units = marks.units;
+  plan.box_blocks = std::move(marks.box_blocks);
   plan.own = std::move(split.own);
   plan.any_own = split.any_own;
   std::vector<uint64_t> blocks = std::move(split.shared);
@@ -333,6 +372,63 @@ void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8
               plan.sample_bytes[f.field], plan.stream);
 }
 
+bool ParallelReader::OwnUnitsCached(const std::vector<int>& fields, int64_t time, int level, const BlockLayout& units,
+                                    const std::vector<uint64_t>& own) {
+  // Nine tenths of the bytes: a few pages evicted do not send a read back to the window.
+  constexpr int64_t kCachedTenths = 9;
+  int cached = 0;
+  try {
+    const CachedShare share = CachedBlockBytes(Blocks(), units, fields, time, own, level);
+    cached = share.cached * 10 >= share.bytes * kCachedTenths ? 1 : 0;
+  } catch (...) {
+    cached = 0;  // the read itself reports what is wrong with the files
+  }
+  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, &cached, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce(cached)");
+  return cached == 1;
+}
+
+ParallelReader::UnitMarks ParallelReader::MarkUnits(const BlockLayout& units, std::vector<uint64_t> region_blocks,
+                                                   const std::vector<Box>& clipped, int level, int32_t mark) {
+  UnitMarks marks{&units, std::move(region_blocks), {}, {}};
+  marks.readers.assign(marks.region_blocks.size(), kNoReader);
+  for (const Box& b : clipped) {
+    marks.box_blocks.push_back(BoxBlocks(header_, units, b, level));
+    for (uint64_t id : marks.box_blocks.back())
+      marks.readers[static_cast<size_t>(std::lower_bound(marks.region_blocks.begin(), marks.region_blocks.end(), id) -
+                                        marks.region_blocks.begin())] = mark;
+  }
+  ReduceReaders(comm_, marks.readers);
+  return marks;
+}
+
+ParallelReader::UnitMarks ParallelReader::RefineSharedUnits(const UnitMarks& coarse, const Box& region,
+                                                           const std::vector<Box>& clipped, int level, int32_t mark) {
+  // A block larger than the ranks' boxes is needed by several of them even where its parts are
+  // each one rank's: with 64³ per rank and 2^16-sample blocks, the S3D domain of 2 ranks has no
+  // block that is either rank's own. When more than 1/kSmallSharedPart of the read is shared, the units
+  // are cut to the finest (aligned hz sub-ranges of 2^kMinUnitBits samples, as PlanLayout makes),
+  // kept if fewer samples are shared then. One reduction, not one per halving: on a loaded node
+  // each collective step costs milliseconds. Every rank decides the same from the reduced marks.
+  const auto samples = [](const UnitMarks& m, auto&& which) {
+    return static_cast<int64_t>(std::count_if(m.readers.begin(), m.readers.end(), which)) * m.units->samples_per_block();
+  };
+  const auto shared = [](int32_t r) { return r == kSharedUnit; };
+  const int64_t coarse_shared = samples(coarse, shared);
+  if (coarse.units->bits_per_block() <= kMinUnitBits ||
+      coarse_shared * kSmallSharedPart <= samples(coarse, [](int32_t r) { return r != kNoReader; }))
+    return coarse;
+  const BlockLayout& finest = UnitLayout(kMinUnitBits);
+  UnitMarks fine = MarkUnits(finest, BoxBlocks(header_, finest, region, level), clipped, level, mark);
+  return samples(fine, shared) < coarse_shared ? fine : coarse;
+}
+
+const BlockLayout& ParallelReader::UnitLayout(int bits) {
+  if (bits == header_.bits_per_block) return *layout_;
+  std::unique_ptr<BlockLayout>& l = unit_layouts_[bits];
+  if (!l) l = std::make_unique<BlockLayout>(header_.bitmask, bits);
+  return *l;
+}
+
 std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
                                  int64_t sample_bytes, int64_t budget_bytes) {
   ReadPlan whole = MakeReadPlan(layout, blocks, aggregators);
@@ -356,19 +452,13 @@ const BlockLayout& ParallelReader::PlanLayout(const Box& region, int level, int6
   // few rows of blocks it must still read and permute whole (an 8-rank half-resolution read of the
   // S3D case read 4x the bytes it kept). It is planned on sub-blocks instead: aligned hz
   // sub-ranges of the file's blocks, halved until every aggregator gets several (or they reach
-  // 2^kMinBits samples). Every rank computes the same from the agreed region.
-  constexpr int kMinBits = 12;
+  // 2^kMinUnitBits samples). Every rank computes the same from the agreed region.
   constexpr int64_t kUnitsPerAggregator = 4;
-  const auto layout_of = [&](int bits) -> const BlockLayout& {
-    std::unique_ptr<BlockLayout>& l = unit_layouts_[bits];
-    if (!l) l = std::make_unique<BlockLayout>(header_.bitmask, bits);
-    return *l;
-  };
   int bits = header_.bits_per_block;
   region_blocks = BoxBlocks(header_, *layout_, region, level);
-  while (bits > kMinBits && static_cast<int64_t>(region_blocks.size()) < kUnitsPerAggregator * aggregators)
-    region_blocks = BoxBlocks(header_, layout_of(--bits), region, level);
-  return bits == header_.bits_per_block ? *layout_ : layout_of(bits);
+  while (bits > kMinUnitBits && static_cast<int64_t>(region_blocks.size()) < kUnitsPerAggregator * aggregators)
+    region_blocks = BoxBlocks(header_, UnitLayout(--bits), region, level);
+  return UnitLayout(bits);
 }
 
 ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhasePlan& plan, size_t round,

@@ -1,6 +1,7 @@
 #include "hzio/storage/file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,35 @@ uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
 
 void ReadFile::Prefetch(uint64_t offset, uint64_t n) const {
   if (n > 0) (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_WILLNEED);
+}
+
+uint64_t ReadFile::CachedBytes(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& [offset, n] : ranges) {
+    if (offset >= size() || n == 0) continue;
+    lo = std::min(lo, offset);
+    hi = std::max(hi, offset + std::min(n, size() - offset));
+  }
+  if (lo >= hi) return 0;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t first = lo / page * page;
+  const size_t length = static_cast<size_t>(hi - first);
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(first));
+  if (map == MAP_FAILED) return 0;
+  std::vector<unsigned char> resident((length + page - 1) / page);
+  const bool known = ::mincore(map, length, resident.data()) == 0;
+  ::munmap(map, length);
+  if (!known) return 0;
+  uint64_t cached = 0;
+  for (const auto& [offset, n] : ranges) {
+    if (offset >= size() || n == 0) continue;
+    const uint64_t end = offset + std::min(n, size() - offset);
+    for (uint64_t p = (offset - first) / page; first + p * page < end; ++p) {
+      if (!(resident[p] & 1)) continue;
+      cached += std::min(end, first + (p + 1) * page) - std::max(offset, first + p * page);
+    }
+  }
+  return cached;
 }
 
 namespace {

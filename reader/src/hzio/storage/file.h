@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hzio {
@@ -58,6 +59,12 @@ class ReadFile {
   /// of bytes a query will read soon: the device gets many requests at once, and the reads
   /// overlap the work on earlier bytes). Advice only: never fails, cheap for cached bytes.
   void Prefetch(uint64_t offset, uint64_t n) const;
+  /// How many of the bytes of `ranges` ((offset, size) pairs, disjoint) are in the page cache now:
+  /// mincore over one mapping of their hull that is never touched (nothing is read, faulted or kept
+  /// mapped), counted by whole pages and clipped to the ranges and the file. 0 where the file
+  /// cannot be mapped. A hint for choosing how to read (a reader may read cached bytes the
+  /// CPU-cheap way), never for correctness.
+  uint64_t CachedBytes(const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
   /// Reads up to n bytes at offset bypassing the page cache (O_DIRECT: the device writes into
   /// `staging`, no copy out of the cache) where the file system allows it, else buffered (tmpfs
   /// and some network file systems refuse O_DIRECT with EINVAL). The read covers the whole 4 KiB
