@@ -246,28 +246,15 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
 
 }  // namespace
 
-CachedShare CachedBlockBytes(ClassicBlockSource& source, const BlockLayout& units, const std::vector<int>& fields,
-                             int64_t time, const std::vector<uint64_t>& blocks, int max_level) {
+CachedShare CachedFileBytes(const ClassicBlockSource& source, const BlockLayout& units, int64_t time,
+                            const std::vector<uint64_t>& blocks) {
   CachedShare share;
-  if (fields.empty() || blocks.empty()) return share;
-  std::vector<ReadGeometry> geometry;
-  for (const int field : fields) geometry.push_back(GeometryOf(source, units, field, max_level));
-  const int shift = geometry.front().shift;
-  ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
-    const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
-    if (!file->file) return;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    for (size_t f = 0; f < fields.size(); ++f) {
-      for (size_t k = i; k < j; ++k) {
-        const BlockEntry e = source.Entry(*file, fields[f], blocks[k] >> shift);
-        if (!e.Present()) continue;
-        const Want w = WantOf(geometry[f], e, blocks[k], k);
-        // The units of one compressed block share its payload.
-        if (ranges.empty() || ranges.back().first != w.offset) ranges.emplace_back(w.offset, w.size);
-      }
-    }
-    for (const auto& r : ranges) share.bytes += static_cast<int64_t>(r.second);
-    share.cached += static_cast<int64_t>(source.CachedBytes(*file, ranges));
+  const int shift = source.header().bits_per_block - units.bits_per_block();
+  ForEachFile(source.files(), blocks, shift, time, [&](size_t, size_t, const std::string& path) {
+    const std::shared_ptr<ReadFile> file = ReadFile::OpenIfExists(path);
+    if (!file) return;
+    share.bytes += static_cast<int64_t>(file->size());
+    share.cached += static_cast<int64_t>(file->CachedBytes({{0, file->size()}}));
   });
   return share;
 }

@@ -70,14 +70,14 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
                           int max_level, const ReadBlocksOptions& options = {});
 
-/// The bytes ReadBlocks would read for `blocks` of every field of `targets` (tables aside), and how
-/// many of them are in the page cache now (ClassicBlockSource::CachedBytes). Absent blocks have no
-/// bytes. A hint for choosing how to read, no MPI calls.
+/// The bytes of the block files that hold `blocks` (ids in `units`) at `time`, and how many of
+/// them are in the page cache now (ReadFile::CachedBytes: nothing is read, not even a table).
+/// Missing files count for nothing. A hint for choosing how to read; no MPI calls.
 struct CachedShare {
   int64_t bytes = 0, cached = 0;
 };
-CachedShare CachedBlockBytes(ClassicBlockSource& source, const BlockLayout& units, const std::vector<int>& fields,
-                             int64_t time, const std::vector<uint64_t>& blocks, int max_level);
+CachedShare CachedFileBytes(const ClassicBlockSource& source, const BlockLayout& units, int64_t time,
+                            const std::vector<uint64_t>& blocks);
 
 /// Copies the samples a plan selects from `src` (row-major over `src_count`, the plan's src side)
 /// to `dst` (row-major over `dst_count`, the plan's dst side), `sample_bytes` each. With `stream`,

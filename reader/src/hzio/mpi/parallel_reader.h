@@ -214,9 +214,9 @@ class ParallelReader {
   // The block layout a two-phase read plans with (see the .cpp), the same on every rank, and its
   // blocks holding samples of `region` at levels 0..level.
   const BlockLayout& PlanLayout(const Box& region, int level, int64_t aggregators, std::vector<uint64_t>& region_blocks);
-  // Collective: whether every rank finds (nearly) all the bytes of its `own` units in the page cache.
-  bool OwnUnitsCached(const std::vector<int>& fields, int64_t time, int level, const BlockLayout& units,
-                      const std::vector<uint64_t>& own);
+  // Collective: whether every rank finds (nearly) all of the files holding its units `mine` in the
+  // page cache (asked without reading anything, block_reading.h).
+  bool FilesCached(int64_t time, const BlockLayout& units, const std::vector<uint64_t>& mine);
   // The dataset's layout with blocks of 2^bits samples (made once, kept with its tables).
   const BlockLayout& UnitLayout(int bits);
   // The units a two-phase read is planned with, the units of every box of this rank and who reads

@@ -192,25 +192,25 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   };
   UnitSplit split = SplitUnits(marks.region_blocks, marks.readers, ranks, rank_, min_own_units(*marks.units));
   // A small read with a shared part goes wholly through the window for the disk's sake
-  // (unit_readers.h). When every rank's own units are in the page cache there is no disk to
-  // spare: each rank then reads its own units, which saves the window's second pass over memory,
-  // with the units cut finer where that makes more of them some rank's own (RefineSharedUnits;
-  // RESULTS.md, "own units of small reads from the page cache"). Of a compressed block every
-  // reader decodes all of it, so only raw fields are cut finer.
+  // (unit_readers.h). When every rank finds the files of the units it needs in the page cache there
+  // is no disk to spare: each rank then reads its own units, which saves the window's second pass
+  // over memory, with the units cut finer where that makes more of them some rank's own
+  // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache"). Of a
+  // compressed block every reader decodes all of it, so only raw fields are cut finer.
   const bool raw = std::all_of(fields.begin(), fields.end(), [&](int f) {
     return CodecSpec::Parse(header_.fields[static_cast<size_t>(f)].compression).codec == Codec::kRaw;
   });
-  if (!split.any_own && mark != kSharedUnit) {
+  if (!split.any_own && mark != kSharedUnit && FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
     UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
     UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
-    // A small shared remainder (the coarse levels) is then read by every rank that needs it: a
-    // window round for it costs more in synchronisation than those duplicate reads from the cache.
+    // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
+    // round for it costs more in synchronisation than those duplicate reads from the cache.
     const int64_t needed = std::count_if(fine.readers.begin(), fine.readers.end(), [](int32_t r) { return r != kNoReader; });
     if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed) {
       cached.own = AllUnitsOf(fine.box_blocks);
       cached.shared.clear();
     }
-    if (cached.any_own && OwnUnitsCached(fields, time, level, *fine.units, cached.own)) {
+    if (cached.any_own) {
       marks = std::move(fine);
       split = std::move(cached);
     }
@@ -372,13 +372,12 @@ void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8
               plan.sample_bytes[f.field], plan.stream);
 }
 
-bool ParallelReader::OwnUnitsCached(const std::vector<int>& fields, int64_t time, int level, const BlockLayout& units,
-                                    const std::vector<uint64_t>& own) {
+bool ParallelReader::FilesCached(int64_t time, const BlockLayout& units, const std::vector<uint64_t>& mine) {
   // Nine tenths of the bytes: a few pages evicted do not send a read back to the window.
   constexpr int64_t kCachedTenths = 9;
   int cached = 0;
   try {
-    const CachedShare share = CachedBlockBytes(Blocks(), units, fields, time, own, level);
+    const CachedShare share = CachedFileBytes(Blocks(), units, time, mine);
     cached = share.cached * 10 >= share.bytes * kCachedTenths ? 1 : 0;
   } catch (...) {
     cached = 0;  // the read itself reports what is wrong with the files
