@@ -70,9 +70,10 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
                           int max_level, const ReadBlocksOptions& options = {});
 
-/// The bytes of the block files that hold `blocks` (ids in `units`) at `time`, and how many of
-/// them are in the page cache now (ReadFile::CachedBytes: nothing is read, not even a table).
-/// Missing files count for nothing. A hint for choosing how to read; no MPI calls.
+/// A sample of the bytes of the block files that hold `blocks` (ids in `units`) at `time` (64
+/// windows of 64 KiB spread over each file, all of a file up to 4 MiB), and how many of them are in
+/// the page cache now (ReadFile::CachedBytes: nothing is read, not even a table). Missing files
+/// count for nothing. A hint for choosing how to read; no MPI calls.
 struct CachedShare {
   int64_t bytes = 0, cached = 0;
 };

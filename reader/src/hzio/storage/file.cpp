@@ -100,21 +100,22 @@ uint64_t ReadFile::CachedBytes(const std::vector<std::pair<uint64_t, uint64_t>>&
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t first = lo / page * page;
   const size_t length = static_cast<size_t>(hi - first);
-  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(first));
+  auto* map = static_cast<uint8_t*>(::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd_, static_cast<off_t>(first)));
   if (map == MAP_FAILED) return 0;
-  std::vector<unsigned char> resident((length + page - 1) / page);
-  const bool known = ::mincore(map, length, resident.data()) == 0;
-  ::munmap(map, length);
-  if (!known) return 0;
+  // Each range asked about on its own: the cost follows the ranges, not their hull.
   uint64_t cached = 0;
+  std::vector<unsigned char> resident;
   for (const auto& [offset, n] : ranges) {
     if (offset >= size() || n == 0) continue;
     const uint64_t end = offset + std::min(n, size() - offset);
-    for (uint64_t p = (offset - first) / page; first + p * page < end; ++p) {
-      if (!(resident[p] & 1)) continue;
-      cached += std::min(end, first + (p + 1) * page) - std::max(offset, first + p * page);
-    }
+    const uint64_t from = offset / page * page, to = (end + page - 1) / page * page;
+    resident.resize(static_cast<size_t>((to - from) / page));
+    if (::mincore(map + (from - first), static_cast<size_t>(to - from), resident.data()) != 0) continue;
+    for (size_t p = 0; p < resident.size(); ++p)
+      if (resident[p] & 1)
+        cached += std::min(end, from + (p + 1) * page) - std::max(offset, from + p * page);
   }
+  ::munmap(map, length);
   return cached;
 }
 
