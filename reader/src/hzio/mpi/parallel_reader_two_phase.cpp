@@ -166,9 +166,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 }
 
 ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int64_t time, int level,
-                                                          const Box& region,
-                                                          const std::vector<Box>& clipped, int64_t budget, bool overlap,
-                                                          int64_t owner_min_bytes) {
+                                                          const Box& region, const std::vector<Box>& clipped,
+                                                          int64_t budget, bool overlap, int64_t owner_min_bytes) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
   const int ranks = CommSize(comm_);
@@ -205,7 +204,8 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
     UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
     // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
     // round for it costs more in synchronisation than those duplicate reads from the cache.
-    const int64_t needed = std::count_if(fine.readers.begin(), fine.readers.end(), [](int32_t r) { return r != kNoReader; });
+    const int64_t needed =
+        std::count_if(fine.readers.begin(), fine.readers.end(), [](int32_t r) { return r != kNoReader; });
     if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed) {
       cached.own = AllUnitsOf(fine.box_blocks);
       cached.shared.clear();
@@ -404,12 +404,13 @@ ParallelReader::UnitMarks ParallelReader::RefineSharedUnits(const UnitMarks& coa
                                                            const std::vector<Box>& clipped, int level, int32_t mark) {
   // A block larger than the ranks' boxes is needed by several of them even where its parts are
   // each one rank's: with 64³ per rank and 2^16-sample blocks, the S3D domain of 2 ranks has no
-  // block that is either rank's own. When more than 1/kSmallSharedPart of the read is shared, the units
-  // are cut to the finest (aligned hz sub-ranges of 2^kMinUnitBits samples, as PlanLayout makes),
-  // kept if fewer samples are shared then. One reduction, not one per halving: on a loaded node
-  // each collective step costs milliseconds. Every rank decides the same from the reduced marks.
+  // block that is either rank's own. When more than 1/kSmallSharedPart of the read is shared, the
+  // units are cut to the finest (aligned hz sub-ranges of 2^kMinUnitBits samples, as PlanLayout
+  // makes), kept if fewer samples are shared then. One reduction, not one per halving: on a loaded
+  // node each collective step costs milliseconds. Every rank decides the same from the marks.
   const auto samples = [](const UnitMarks& m, auto&& which) {
-    return static_cast<int64_t>(std::count_if(m.readers.begin(), m.readers.end(), which)) * m.units->samples_per_block();
+    const int64_t count = std::count_if(m.readers.begin(), m.readers.end(), which);
+    return count * m.units->samples_per_block();
   };
   const auto shared = [](int32_t r) { return r == kSharedUnit; };
   const int64_t coarse_shared = samples(coarse, shared);
