@@ -525,10 +525,11 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
 
 // Blocks larger than the ranks' cells (the S3D case at 64³ per rank: 2^16-sample blocks over a
 // 64 × 64 × 128 domain whose extra z bit is its finest level): no block is any rank's own. Read
-// from the page cache, the units are cut finer until they are (2^12 samples), and at 2 ranks the
+// from the page cache, the units are cut finer so that they are (2^12 samples), and at 2 ranks the
 // small shared rest (the coarse levels) is read by both ranks: no window round at all. Compressed
 // fields are not cut finer (every reader would decode whole blocks): at 2 ranks they have no own
-// units. Out of the cache, all goes through the window. Always equal to the formula and to a read with owner_reads off.
+// units. Out of the cache, all goes through the window. Always equal to the formula and to a read
+// with owner_reads off.
 TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
   for (const std::string compression : {"raw", "zip"}) {
     ScratchDir dir;
@@ -549,7 +550,8 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
       std::vector<std::vector<uint8_t>> bytes;
       std::vector<std::vector<uint8_t*>> out(2);
       for (int f = 0; f < 2; ++f) {
-        bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(reader.ResultGrid(cell, h.maxh()).NumSamples())), 0xA5);
+        const int64_t samples = reader.ResultGrid(cell, h.maxh()).NumSamples();
+        bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(samples)), 0xA5);
         out[static_cast<size_t>(f)].push_back(bytes.back().data());
       }
       reader.ReadInto({0, 1}, 0, h.maxh(), {cell}, out);
@@ -563,6 +565,7 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
     };
     const auto [cached_ok, cached_own, data, cached_bytes] = read(by_default);
     const auto [window_ok, window_own, window_data, window_bytes] = read(window);
+    EXPECT_EQ(window_data, data);
     EXPECT_TRUE(cached_ok && window_ok) << compression << ": a read differs from the formula";
     EXPECT_TRUE(AllRanks(cached_bytes == window_bytes)) << compression;
     EXPECT_EQ(window_own, 0) << compression;
@@ -578,7 +581,7 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
     }
     if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) {
       const auto [cold_ok, cold_own, cold_data, cold_bytes] = read(by_default);
-      EXPECT_TRUE(cold_ok) << compression << ": a read from the disk differs from the formula";
+      EXPECT_TRUE(cold_ok && AllRanks(cold_bytes == window_bytes)) << compression << ": a read from the disk differs";
       EXPECT_EQ(cold_own, Ranks() == 1 ? cold_data : 0) << compression << ": own units read from the disk";
     }
   }

@@ -121,11 +121,6 @@ void ClassicBlockSource::ReadRange(const FileTable& table, uint64_t offset, uint
   if (table.file->ReadUpTo(offset, size, out) != size) ThrowShort(table.path);
 }
 
-uint64_t ClassicBlockSource::CachedBytes(const FileTable& table,
-                                         const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const {
-  return table.file ? table.file->CachedBytes(ranges) : 0;
-}
-
 const uint8_t* ClassicBlockSource::ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size,
                                                      std::vector<uint8_t>& staging, bool* direct) const {
   uint64_t got = 0;

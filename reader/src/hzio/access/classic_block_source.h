@@ -75,9 +75,6 @@ class ClassicBlockSource : public BlockSource {
   /// `staging`, ReadFile::ReadUncached): returns where they start in `staging`.
   const uint8_t* ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size, std::vector<uint8_t>& staging,
                                    bool* direct = nullptr) const;
-  /// How many of the bytes of `ranges` ((offset, size), disjoint) of the table's file are in the
-  /// page cache now (ReadFile::CachedBytes; 0 for a missing file).
-  uint64_t CachedBytes(const FileTable& table, const std::vector<std::pair<uint64_t, uint64_t>>& ranges) const;
   /// Whether the `.idx` is no longer the one this source was opened with.
   bool Changed() const;
 
