@@ -1,4 +1,5 @@
-// CodecSpec parsing (idx-format.md §5): zfp-<encode>-<decode> modes, png/jpg options, ForBlock.
+// CodecSpec parsing (idx-format.md §5): zfp-<encode>-<decode> modes, png/jpg options, ForBlock,
+// StoresRawBlocks.
 #include <gtest/gtest.h>
 
 #include "codec_test_util.h"
@@ -89,6 +90,19 @@ TEST(CodecSpec, ForBlockTakesTheFieldsZfpSpec) {
   EXPECT_EQ(b.zfp_encode, ZfpMode{});
   EXPECT_EQ(CodecSpec::ForBlock(Codec::kPng, "zfp-16-16").codec, Codec::kPng);
   EXPECT_EQ(CodecSpec::ForBlock(Codec::kRaw, "zip").codec, Codec::kRaw);
+}
+
+TEST(CodecSpec, StoresRawBlocksFollowsTheParsedCodec) {
+  for (const char* raw : {"", "raw", "bin", "unknown-codec"}) {
+    Field f;
+    f.compression = raw;
+    EXPECT_TRUE(StoresRawBlocks(f)) << raw;
+  }
+  for (const char* coded : {"zip", "lz4", "zfp-precision=32", "png", "jpg"}) {
+    Field f;
+    f.compression = coded;
+    EXPECT_FALSE(StoresRawBlocks(f)) << coded;
+  }
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ ImageShape ImageOf(Codec codec, const SampleShape& shape, const std::string& whe
 
 }  // namespace
 
+bool StoresRawBlocks(const Field& field) { return CodecSpec::Parse(field.compression).codec == Codec::kRaw; }
+
 const char* CodecName(Codec codec) {
   switch (codec) {
     case Codec::kRaw: return "raw";

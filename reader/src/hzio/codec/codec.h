@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hzio/format/dtype.h"
+#include "hzio/format/field.h"
 #include "hzio/util/box.h"
 #include "hzio/util/byte_buffer.h"
 
@@ -68,6 +69,10 @@ struct CodecSpec {
   /// The codec's name as used in headers and on the wire ("raw" for raw).
   std::string Name() const;
 };
+
+/// Whether new blocks of `field` are stored raw (its compression parses to raw): any byte range
+/// of such a block can be read, or written by another rank, without coding the rest.
+bool StoresRawBlocks(const Field& field);
 
 /// The samples a payload holds: their dtype and the block's grid counts, x first (§4.1), unit
 /// axes as they are. dims.dims == 0 means "unknown" (the legacy calls below): png and jpg then

@@ -8,22 +8,12 @@
 
 namespace hzio::mpi {
 
-namespace {
-
-bool AllFieldsRaw(const IdxHeader& header) {
-  for (const Field& f : header.fields)
-    if (CodecSpec::Parse(f.compression).codec != Codec::kRaw) return false;
-  return true;
-}
-
-}  // namespace
-
 FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int ranks, Span files)
     : ranks_(ranks),
       bpf_(header.blocks_per_file),
       total_blocks_(static_cast<int64_t>(header.total_blocks())),
       unit_bits_(header.bits_per_block),
-      raw_(AllFieldsRaw(header)) {
+      raw_(std::all_of(header.fields.begin(), header.fields.end(), StoresRawBlocks)) {
   Check(header.interleave <= 1, ErrorCode::kUnsupported,
         "the parallel writer needs (interleave block) 0, not " + std::to_string(header.interleave));
   Check(requested >= 0, ErrorCode::kInvalidArgument, "--aggregators must be >= 0");
