@@ -13,7 +13,8 @@ writes its tables between the "sizes" markers of RESULTS.md. Combinations that d
 machine's memory or disk are skipped with the reason printed.
 
 Every number in one table comes from the same `hzio_mpi_bench` run (methods interleaved, order
-shuffled every repetition, medians of --reps), so ratios are measured side by side."""
+shuffled every repetition, medians of --reps), so ratios are measured side by side. Each time runs
+from the first rank's start to the last rank's end (hzio_mpi_bench's Timed)."""
 import argparse
 import json
 import os
@@ -191,7 +192,8 @@ def run_sizes(args):
           f"average at start {load:.1f}. Per rank N³ samples of the S3D case (pressure, temperature, velocity[3],",
           "species[11] float64: 128 bytes per sample) or of one float32 field. Every method writes from and reads",
           "into pre-touched buffers; each table row is one `hzio_mpi_bench` run, methods interleaved in a shuffled",
-          "order every repetition; GiB/s are medians, ratios medians of per-repetition ratios. \"best peer\" is the",
+          "order every repetition; GiB/s are medians, ratios medians of per-repetition ratios. A time runs from",
+          "the first rank's start to the last rank's end (section \"the clock of a parallel operation\"). \"best peer\" is the",
           "fastest of " + ", ".join(PEERS) + ". Command:", "", "    " + cmd, ""]
     skipped, crashes = [], []
     for regime in regimes:
@@ -298,7 +300,7 @@ def main():
           f"no fsync for any method; 1-minute load average at start {load:.1f}. Absolute numbers are noisy here:",
           "GiB/s columns are medians of the repetitions; ratio columns are medians of per-repetition ratios",
           "(every repetition runs each method once, back to back, in a shuffled order), which cancel the",
-          "machine's slow spells. Per rank: pressure, temperature, velocity[3],",
+          "machine's slow spells. A time runs from the first rank's start to the last rank's end. Per rank: pressure, temperature, velocity[3],",
           "species[11] float64 = 128 bytes/sample. Every method writes from and reads into pre-touched user",
           "buffers; hzio's own aggregation buffers come from its process-wide buffer pool and are reused, as a",
           "simulation checkpointing repeatedly would; every method runs once untimed before the timed repetitions",

@@ -196,8 +196,8 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   // over memory, with the units cut finer where that makes more of them some rank's own
   // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache"). Of a
   // compressed block every reader decodes all of it, so only raw fields are cut finer.
-  const bool raw =
-      std::all_of(fields.begin(), fields.end(), [&](int f) { return StoresRawBlocks(header_.fields[static_cast<size_t>(f)]); });
+  const bool raw = std::all_of(fields.begin(), fields.end(),
+                               [&](int f) { return StoresRawBlocks(header_.fields[static_cast<size_t>(f)]); });
   if (!split.any_own && mark != kSharedUnit && FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
     UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
     UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
