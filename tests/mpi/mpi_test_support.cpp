@@ -1,8 +1,5 @@
 #include "mpi_test_support.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -10,7 +7,6 @@
 #include "hzio/access/dataset.h"
 #include "hzio/access/dataset_paths.h"
 #include "hzio/mpi/collective.h"
-#include "hzio/storage/file.h"
 #include "hzio/util/decomposition.h"
 #include "hzio/access/synthetic.h"
 #include "support/test_support.h"
@@ -67,12 +63,7 @@ bool EvictFromPageCache(MPI_Comm comm, const std::string& dir) {
   if (CommRank(comm) == 0) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
       if (!entry.is_regular_file()) continue;
-      const std::string path = entry.path().string();
-      const int fd = ::open(path.c_str(), O_RDONLY);
-      if (fd < 0 || ::fdatasync(fd) != 0 || ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) evicted = 0;
-      if (fd >= 0) ::close(fd);
-      const std::shared_ptr<ReadFile> f = ReadFile::OpenIfExists(path);
-      if (!f || f->CachedBytes({{0, f->size()}}) != 0) evicted = 0;
+      if (!hzio::testing::EvictFileFromPageCache(entry.path().string())) evicted = 0;
     }
   }
   MPI_Bcast(&evicted, 1, MPI_INT, 0, comm);

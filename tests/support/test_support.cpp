@@ -1,5 +1,8 @@
 #include "support/test_support.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -10,6 +13,7 @@
 #include "hzio/access/dataset_writer.h"
 #include "hzio/format/arco_block_path.h"
 #include "hzio/format/idx_header.h"
+#include "hzio/storage/file.h"
 
 namespace hzio::testing {
 
@@ -41,6 +45,15 @@ std::string ReadText(const std::string& path) {
 void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+bool EvictFileFromPageCache(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool dropped = ::fdatasync(fd) == 0 && ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  ::close(fd);
+  const std::shared_ptr<ReadFile> f = ReadFile::OpenIfExists(path);
+  return dropped && f && f->CachedBytes({{0, f->size()}}) == 0;
 }
 
 std::string CopyGolden(const TempDir& dir, const std::string& name) {

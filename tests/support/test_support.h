@@ -1,6 +1,6 @@
 /// The test-support library every C++ test links (tests/support/): temporary directories, paths
 /// of the golden datasets OpenVisus wrote (../shared/testdata/idx-golden), small dataset
-/// fixtures, file helpers, and assertions that an hzio::Error has a given code and message.
+/// fixtures, file helpers (page-cache eviction among them), and assertions that an hzio::Error has a given code and message.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -36,6 +36,9 @@ std::string GoldenPath(const std::string& rel);
 std::vector<uint8_t> ReadBytes(const std::string& path);
 std::string ReadText(const std::string& path);
 void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes);
+/// Flushes `path` to the disk and drops it from the page cache (fdatasync, POSIX_FADV_DONTNEED);
+/// true when none of its pages stayed cached (false where eviction has no effect, e.g. tmpfs).
+bool EvictFileFromPageCache(const std::string& path);
 
 /// Copies golden dataset folder `name` (e.g. "lz") into `dir` so that a test may damage it;
 /// returns the copy's visus.idx.

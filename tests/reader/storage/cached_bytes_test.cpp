@@ -3,9 +3,6 @@
 // the file system lets it go: not tmpfs), all of it once read, and only the pages that were read.
 #include "hzio/storage/file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -19,14 +16,8 @@ constexpr uint64_t kPage = 4096;
 
 // Writes `size` bytes to `path`, flushed and dropped from the page cache; false if they stayed.
 bool WriteEvicted(const std::string& path, uint64_t size) {
-  const std::vector<uint8_t> bytes(size, 0x5A);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  EXPECT_GE(fd, 0) << path;
-  EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(size));
-  EXPECT_EQ(::fdatasync(fd), 0);
-  EXPECT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-  ::close(fd);
-  return ReadFile::OpenIfExists(path)->CachedBytes({{0, size}}) == 0;
+  testing::WriteBytes(path, std::vector<uint8_t>(size, 0x5A));
+  return testing::EvictFileFromPageCache(path);
 }
 
 TEST(CachedBytes, CountsThePagesOfTheRangesInTheCache) {
