@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -48,12 +50,19 @@ void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 bool EvictFileFromPageCache(const std::string& path) {
+  // A failing call is the test's failure; pages the file system keeps (tmpfs) are only a "false".
   const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool dropped = ::fdatasync(fd) == 0 && ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  if (fd < 0) {
+    ADD_FAILURE() << "open " << path << ": " << std::strerror(errno);
+    return false;
+  }
+  const bool synced = ::fdatasync(fd) == 0;
+  EXPECT_TRUE(synced) << "fdatasync " << path << ": " << std::strerror(errno);
+  const int advice = synced ? ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) : -1;  // returns the error itself
+  EXPECT_EQ(advice, 0) << "posix_fadvise(DONTNEED) " << path;
   ::close(fd);
   const std::shared_ptr<ReadFile> f = ReadFile::OpenIfExists(path);
-  return dropped && f && f->CachedBytes({{0, f->size()}}) == 0;
+  return synced && advice == 0 && f && f->CachedBytes({{0, f->size()}}) == 0;
 }
 
 std::string CopyGolden(const TempDir& dir, const std::string& name) {

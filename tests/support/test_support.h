@@ -37,7 +37,8 @@ std::vector<uint8_t> ReadBytes(const std::string& path);
 std::string ReadText(const std::string& path);
 void WriteBytes(const std::string& path, const std::vector<uint8_t>& bytes);
 /// Flushes `path` to the disk and drops it from the page cache (fdatasync, POSIX_FADV_DONTNEED);
-/// true when none of its pages stayed cached (false where eviction has no effect, e.g. tmpfs).
+/// true when none of its pages stayed cached (false where eviction has no effect, e.g. tmpfs). A
+/// call that fails (open, fdatasync, posix_fadvise) fails the running test.
 bool EvictFileFromPageCache(const std::string& path);
 
 /// Copies golden dataset folder `name` (e.g. "lz") into `dir` so that a test may damage it;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <vector>
 
 #include "support/test_support.h"
@@ -17,6 +18,7 @@ constexpr uint64_t kPage = 4096;
 // Writes `size` bytes to `path`, flushed and dropped from the page cache; false if they stayed.
 bool WriteEvicted(const std::string& path, uint64_t size) {
   testing::WriteBytes(path, std::vector<uint8_t>(size, 0x5A));
+  EXPECT_EQ(std::filesystem::file_size(path), size) << path;
   return testing::EvictFileFromPageCache(path);
 }
 
