@@ -60,6 +60,7 @@ METHODS = [
 ]
 PEERS = tuple(m.write for m in METHODS if m.role == "peer")  # the shared-file libraries hzio must be ahead of
 FLOOR = "hz floor"  # file-per-process of HZ-ordered data: the least any HZ writer/reader does (hz_floor.h)
+DISK_FLOOR = "disk floor"  # durable writes: the raw bytes, O_DIRECT + fsync, no encoding (disk_floor.h)
 
 
 def speed(by, a, b):
@@ -194,13 +195,20 @@ def run_sizes(args):
           "into pre-touched buffers; each table row is one `hzio_mpi_bench` run, methods interleaved in a shuffled",
           "order every repetition; GiB/s are medians, ratios medians of per-repetition ratios. A time runs from",
           "the first rank's start to the last rank's end (section \"the clock of a parallel operation\"). \"best peer\" is the",
-          "fastest of " + ", ".join(PEERS) + ". Command:", "", "    " + cmd, ""]
+          "fastest of " + ", ".join(PEERS) + ". \"disk floor\" (durable writes) writes each rank's bytes as they are,",
+          "the way hzio writes a durable file (O_DIRECT, then fsync; bench/mpi/disk_floor.h): what this disk takes",
+          "to make them durable. Command:", "", "    " + cmd, ""]
     skipped, crashes = [], []
     for regime in regimes:
         for op, flags, title in REGIMES[regime]:
             if op not in ops:
                 continue
             names = [m.write if op == "write" else m.read for m in methods]
+            # Durable writes: the disk's own bound beside them (the bytes as they are, written the
+            # way hzio writes a durable file: disk_floor.h).
+            bound = DISK_FLOOR if op == "write" and "--sync" in flags else None
+            if bound:
+                names.append(bound)
             subject = names[0]
             order = ("restructure", "hz", "aggregate", "io") if op == "write" else ("io", "aggregate", "hz", "restructure")
             rows, phases = [], []
@@ -241,6 +249,10 @@ def run_sizes(args):
                     if args.pidx:
                         ratios.append(f'{speed(by, subject, "pidx"):.2f}' if "pidx" in by else "-")
                         cols.append("hzio / pidx")
+                    if bound:
+                        ratios += [f'{speed(by, subject, bound):.2f}' if bound in by else "-",
+                                   f'{speed(by, names[1], bound):.2f}' if bound in by and names[1] in by else "-"]
+                        cols += ["hzio / disk floor", "fpp / disk floor"]
                     header = header or cols
                     rows.append([size_label(n, kind), k] +
                                 [f'{by[m]["gib_per_s"]:.3f}' if m in by else "-" for m in names] + ratios)

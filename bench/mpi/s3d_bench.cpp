@@ -1,5 +1,6 @@
 // S3D-IO-like weak-scaling benchmark: hzio::mpi vs file-per-process POSIX, MPI-IO collective,
-// parallel HDF5 and PnetCDF, all in one run and interleaved (method order shuffled every
+// parallel HDF5 and PnetCDF, beside two yardsticks (the HZ floor, hz_floor.h; for durable writes the
+// disk floor, disk_floor.h), all in one run and interleaved (method order shuffled every
 // repetition), medians of --reps runs. Prints one JSON line per measurement on rank 0.
 //
 //   mpiexec -n N hzio_mpi_bench write --per-rank 32 [--reps 5] [--dir DIR] [--bits-per-block B] [--blocks-per-file F] [--sync [--no-direct-io]] [--variants]
@@ -36,6 +37,7 @@
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_writer.h"
 #include "hzio/util/strings.h"
+#include "disk_floor.h"
 #include "hz_floor.h"
 #include "s3d_case.h"
 
@@ -288,6 +290,9 @@ void RunWrite(const Options& o, const S3dCase& c) {
     floor = std::make_unique<hzio_bench::HzFloor>(c);
     methods.push_back({"hz floor", [&](const std::string& d) { return Timed(c.comm, [&] { floor->Write(d); }); }});
   }
+  // Durable only: in the page cache file-per-process is already the bound.
+  if (c.durable)
+    methods.push_back({"disk floor", [&](const std::string& d) { return Timed(c.comm, [&] { hzio_bench::WriteDiskFloor(c, d); }); }});
   if (o.variants) {
     auto with = [&](const std::string& restructure, int64_t aggs) {
       hzio::mpi::WriteOptions w;
