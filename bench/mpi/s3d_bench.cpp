@@ -291,8 +291,10 @@ void RunWrite(const Options& o, const S3dCase& c) {
     methods.push_back({"hz floor", [&](const std::string& d) { return Timed(c.comm, [&] { floor->Write(d); }); }});
   }
   // Durable only: in the page cache file-per-process is already the bound.
-  if (c.durable)
-    methods.push_back({"disk floor", [&](const std::string& d) { return Timed(c.comm, [&] { hzio_bench::WriteDiskFloor(c, d); }); }});
+  if (c.durable) {
+    methods.push_back(
+        {"disk floor", [&](const std::string& d) { return Timed(c.comm, [&] { hzio_bench::WriteDiskFloor(c, d); }); }});
+  }
   if (o.variants) {
     auto with = [&](const std::string& restructure, int64_t aggs) {
       hzio::mpi::WriteOptions w;

@@ -1,6 +1,7 @@
 /// The test-support library every C++ test links (tests/support/): temporary directories, paths
 /// of the golden datasets OpenVisus wrote (../shared/testdata/idx-golden), small dataset
-/// fixtures, file helpers (page-cache eviction among them), and assertions that an hzio::Error has a given code and message.
+/// fixtures, file helpers (page-cache eviction among them), and assertions that an hzio::Error has
+/// a given code and message.
 #pragma once
 
 #include <gtest/gtest.h>
