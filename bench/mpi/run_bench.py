@@ -189,7 +189,8 @@ def run_sizes(args):
            (f" --ops {args.ops}" if ops != ["write", "read"] else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
-          f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores); 1-minute load",
+          f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores; at 1–2 ranks",
+          "Open MPI binds each rank to a core of its own); 1-minute load",
           f"average at start {load:.1f}. Per rank N³ samples of the S3D case (pressure, temperature, velocity[3],",
           "species[11] float64: 128 bytes per sample) or of one float32 field. Every method writes from and reads",
           "into pre-touched buffers; each table row is one `hzio_mpi_bench` run, methods interleaved in a shuffled",

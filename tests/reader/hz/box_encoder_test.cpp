@@ -1,7 +1,8 @@
 // HZ encoding of aligned boxes (hz/box_encoder.h) against the per-sample HZ address of
 // idx-format.md §3.1–3.2 (HzFromPoint, what the serial engine's tables are built from): every
 // sample lands at its own hz, for restructuring cells of every shape and for boxes larger than any
-// former offset table (subtrees of more than 2^21 samples), with sinks that cut runs anywhere.
+// former offset table (subtrees of more than 2^21 samples), with sinks that cut runs anywhere, and
+// one encoder for fields of every sample size.
 #include "hzio/hz/box_encoder.h"
 
 #include <gtest/gtest.h>
@@ -203,6 +204,31 @@ TEST(BoxEncoder, RefusesUnalignedBoxes) {
     EXPECT_EQ(e.code(), ErrorCode::kInternal);
     EXPECT_NE(std::string(e.what()).find("not an aligned cell"), std::string::npos) << e.what();
   }
+}
+
+// One encoder keeps a coder per sample size (a writer encodes every cell of every field with it):
+// fields of different sample sizes, encoded in any order and again, give what an encoder built for
+// each call gives.
+TEST(BoxEncoder, OneEncoderServesEverySampleSizeAlike) {
+  const Bitmask bm = Bitmask::Parse("V0120120120");
+  const Point size{8, 4, 4};  // a cell of the 16x8x8 domain
+  const Box box(Point{8, 0, 4}, Point{16, 4, 8});
+  const BoxEncoder shared(bm, size);
+  const auto encode = [&](const BoxEncoder& enc, int64_t sb) {
+    const int64_t count = box.Size().Product();
+    std::vector<uint8_t> data(static_cast<size_t>(count * sb)), out(data.size());
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 31 + i / 7);
+    int64_t at = 0;
+    enc.Encode(box, data.data(), sb, bm.PaddedBox(), [&](uint64_t, int64_t n) {
+      const RunSpan span{out.data() + at * sb, n};
+      at += n;
+      return span;
+    });
+    EXPECT_EQ(at, count);
+    return out;
+  };
+  for (const int64_t sb : {4, 24, 4, 88, 1, 24})
+    EXPECT_EQ(encode(shared, sb), encode(BoxEncoder(bm, size), sb)) << "sample bytes " << sb;
 }
 
 }  // namespace

@@ -16,13 +16,20 @@ BoxEncoder::BoxEncoder(const Bitmask& bitmask, const Point& box_size)
   for (int d = 1; d < n; ++d) strides_[d] = strides_[d - 1] * box_size[d - 1];
 }
 
+const SubtreeCoder& BoxEncoder::CoderFor(int64_t sample_bytes) const {
+  const std::lock_guard<std::mutex> lock(coders_mutex_);
+  std::unique_ptr<const SubtreeCoder>& coder = coders_[sample_bytes];
+  if (!coder) coder = std::make_unique<const SubtreeCoder>(bitmask_, bitmask_.maxh(), bits_, strides_, sample_bytes);
+  return *coder;
+}
+
 void BoxEncoder::Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep,
                         const RunResolver& sink, const HzRange& range) const {
   const int n = bitmask_.dims();
   for (int d = 0; d < n; ++d)
     Check(box.p2[d] - box.p1[d] == box_size_[d] && box.p1[d] % box_size_[d] == 0, ErrorCode::kInternal,
           "HZ encoding: box " + box.ToRangesString() + " is not an aligned cell of " + box_size_.ToString());
-  const SubtreeCoder coder(bitmask_, bitmask_.maxh(), bits_, strides_, sample_bytes);
+  const SubtreeCoder& coder = CoderFor(sample_bytes);
   Point per(n);
   for (int d = 0; d < n; ++d) per[d] = box_size_[d] / subtree_size_[d];
   const int64_t subtrees = per.Product();

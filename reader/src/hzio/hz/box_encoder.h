@@ -3,10 +3,14 @@
 /// union of HZ subtrees (the longest bitmask suffix whose per-axis bit counts fit the box); inside
 /// a subtree the samples of each level form one contiguous hz run, so a box is a handful of runs
 /// per level that map onto block ranges with a single copy each. The traversal is SubtreeCoder's
-/// (tiles that stay in L1), so the speed per sample does not drop as boxes grow.
+/// (tiles that stay in L1), so the speed per sample does not drop as boxes grow; its tables are
+/// built once per sample size and kept, so many small cells cost what their samples do.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "hzio/hz/bitmask.h"
 #include "hzio/hz/subtree_coder.h"
@@ -35,9 +39,15 @@ class BoxEncoder {
               const HzRange& range = {}) const;
 
  private:
+  // The coder of samples of `sample_bytes`, built on first use and kept: its tables cost as much as
+  // encoding a small cell, and a writer encodes every cell of every field with one encoder.
+  const SubtreeCoder& CoderFor(int64_t sample_bytes) const;
+
   Bitmask bitmask_;
   Point box_size_, subtree_size_, strides_;
   int bits_ = 0;
+  mutable std::mutex coders_mutex_;
+  mutable std::map<int64_t, std::unique_ptr<const SubtreeCoder>> coders_;  // by sample size
 };
 
 }  // namespace hzio
