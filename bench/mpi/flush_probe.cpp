@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   std::string dir;
   int64_t mib = 32;
   int reps = 7, pause_ms = 50;
+  int64_t chunk_mib = g_chunk >> 20;
   std::string kind = "random", pages = "huge";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
     else if (a == "--pause-ms" && i + 1 < argc) pause_ms = std::atoi(argv[++i]);
     else if (a == "--data" && i + 1 < argc) kind = argv[++i];
     else if (a == "--pages" && i + 1 < argc) pages = argv[++i];
-    else if (a == "--chunk-mib" && i + 1 < argc) g_chunk = std::atoll(argv[++i]) << 20;
+    else if (a == "--chunk-mib" && i + 1 < argc) chunk_mib = std::atoll(argv[++i]);
     else if (a == "--lanes" && i + 1 < argc) g_lanes = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "usage: hzio_flush_probe --dir DIR [--mib 32] [--reps 7] [--pause-ms 50] [--data random|smooth]"
@@ -144,12 +145,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (dir.empty() || mib < 4 || mib % 4 != 0 || reps < 1 || pause_ms < 0 || (kind != "random" && kind != "smooth") ||
-      (pages != "huge" && pages != "small") || g_chunk < (int64_t{1} << 20) || g_lanes < 1) {
-    std::fprintf(stderr, "hzio_flush_probe: --dir is required, --mib a multiple of 4 (>= 4), --reps >= 1, "
-                         "--data random or smooth, --pages huge or small, --chunk-mib >= 1, --lanes >= 1\n");
+  // Bounds before any shift: an absurd size is refused, not wrapped around.
+  constexpr int64_t kMaxMib = int64_t{1} << 20;  // 1 TiB
+  if (dir.empty() || mib < 4 || mib > kMaxMib || mib % 4 != 0 || reps < 1 || pause_ms < 0 ||
+      (kind != "random" && kind != "smooth") || (pages != "huge" && pages != "small") || chunk_mib < 1 ||
+      chunk_mib > 1024 || g_lanes < 1 || g_lanes > 64) {
+    std::fprintf(stderr, "hzio_flush_probe: --dir is required, --mib a multiple of 4 in [4, %lld], --reps >= 1, "
+                         "--data random or smooth, --pages huge or small, --chunk-mib in [1, 1024], --lanes in "
+                         "[1, 64]\n", static_cast<long long>(kMaxMib));
     return 2;
   }
+  g_chunk = chunk_mib << 20;
   try {
     const int64_t bytes = mib << 20;
     constexpr size_t kHuge = size_t{2} << 20;
