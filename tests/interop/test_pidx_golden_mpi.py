@@ -3,7 +3,8 @@
 sub-box, written collectively with `--out` to one .npy per field and level and compared with the
 README's formula sampled on the §3.4 grid (pidx_golden.py; for the chunked dataset that of its
 bitmask extended by the chunk's bits). The chunked dataset reads one-phase in both modes, and says
-so in the run's report.
+so in the run's report. The fields come out the same whether read together, in groups
+(`--results-budget`) or with `--direct-io --no-owner-reads`.
 
 Environment: HZIO_MPI_BIN = the hzio-mpi executable, MPIEXEC = mpiexec (Open MPI, oversubscribed).
 """
@@ -67,3 +68,29 @@ def test_every_field_time_level_and_box_equals_the_formula(pidx_dir, tmp_path, n
                                            f"{got.dtype}{got.shape} differs from the formula {expected.shape}")
     mismatches.assert_none(idx)
     assert files >= 2 * len(fields) * (geom.maxh + 1), files  # every level of every field was read
+
+
+@pytest.mark.parametrize("options", [["--results-budget", "1"], ["--results-budget", "128k"], [],
+                                     ["--direct-io", "--no-owner-reads"]])
+def test_fields_read_together_or_in_groups_equal_the_formula(pidx_dir, tmp_path, options):
+    # mixed_n2 at 2 ranks holds 32k (pressure), 96k (velocity), 16k (temperature) and 16k (flag) of
+    # results per rank: a budget of 1 byte reads one field at a time, 128k reads two groups of two
+    # fields, the default (1g) all four in one read.
+    idx = pidx_dir / "mixed_n2.idx"
+    geom = geometry(idx)
+    dims = dataset_dims(geom)
+    out = tmp_path / "{field}-{level}.npy"
+    report = hzio_mpi_read(2, idx, out, "--time", 1, *options)
+    assert report["bytes"] == sum(np.dtype(dtype).itemsize * ncomp for _, dtype, ncomp in pidx_fields(idx)) * \
+        int(np.prod(dims)), report
+    for v, (field, dtype, ncomp) in enumerate(pidx_fields(idx)):
+        got = np.load(Path(str(out).format(field=field, level=geom.maxh)))
+        expected = sample_source(formula(geom, v, dtype, ncomp), geom, [0, 0, 0], dims, geom.maxh)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected), (options, field)
+
+
+def test_a_malformed_results_budget_is_refused_by_name(pidx_dir, tmp_path):
+    command = [os.environ.get("MPIEXEC", "mpiexec"), "--oversubscribe", "-n", "2", os.environ["HZIO_MPI_BIN"], "read",
+               str(pidx_dir / "mixed_n2.idx"), "--results-budget", "lots"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "--results-budget" in done.stderr + done.stdout, done

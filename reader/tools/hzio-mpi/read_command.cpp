@@ -25,7 +25,10 @@ using namespace hzio::mpi;
 
 namespace {
 
-// Adds one field's read statistics into the running total.
+// Default of --results-budget: the bytes of results a rank holds at once (the fields of one read).
+constexpr int64_t kResultsBudget = int64_t{1} << 30;
+
+// Adds one read's statistics into the running total.
 void Accumulate(IoStats& total, const IoStats& s) {
   total.seconds += s.seconds;
   total.max.io += s.max.io;
@@ -74,11 +77,35 @@ std::string OutPath(std::string path, const std::string& field, int level) {
   return path;
 }
 
+// The fields read together: consecutive groups whose results on the busiest rank stay within
+// `budget` bytes (one field at least). One read of several fields has one plan and passes over
+// each file once, where a read per field passes over every file once per field (bench/mpi/RESULTS.md,
+// "hzio-mpi read"). `local_bytes`: this rank's result bytes per field; the groups agree on every rank.
+std::vector<std::vector<int>> FieldGroups(MPI_Comm comm, const std::vector<int>& fields,
+                                          std::vector<int64_t> local_bytes, int64_t budget) {
+  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, local_bytes.data(), static_cast<int>(local_bytes.size()), MPI_INT64_T, MPI_MAX,
+                         comm),
+           "MPI_Allreduce(result bytes)");
+  std::vector<std::vector<int>> groups;
+  int64_t held = 0;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (groups.empty() || held + local_bytes[k] > budget) {
+      groups.emplace_back();
+      held = 0;
+    }
+    groups.back().push_back(fields[k]);
+    held += local_bytes[k];
+  }
+  return groups;
+}
+
 }  // namespace
 
 int RunRead(MPI_Comm comm, int argc, char** argv) {
-  const Args args(argc, argv, 2, {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget"},
-                  {"verify", "json", "overlap"});
+  const Args args(argc, argv, 2,
+                  {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget",
+                   "results-budget"},
+                  {"verify", "json", "overlap", "direct-io", "no-owner-reads"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
   Check(mode == "two-phase" || mode == "one-phase", ErrorCode::kInvalidArgument,
@@ -88,6 +115,10 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   options.aggregators = args.GetInt("aggregators", 0);
   if (args.Has("memory-budget")) options.memory_budget = ParseByteSize(args.Get("memory-budget"), "--memory-budget");
   options.overlap = args.Has("overlap");
+  options.direct_io = args.Has("direct-io");
+  options.owner_reads = !args.Has("no-owner-reads");
+  const int64_t results_budget =
+      args.Has("results-budget") ? ParseByteSize(args.Get("results-budget"), "--results-budget") : kResultsBudget;
   const int rank = CommRank(comm), ranks = CommSize(comm);
 
   ParallelReader reader(comm, args.positional()[0], options);
@@ -122,15 +153,23 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
           "box " + box.ToRangesString() + " holds no sample at level " + std::to_string(level));
     std::vector<Box> mine;
     if (reader.HasSamples(cell, level)) mine.push_back(cell);  // coarse levels may leave a cell empty
-    for (int f : fields) {
-      const std::vector<BoxData> data = reader.Read(f, time, level, mine);
+    std::vector<int64_t> result_bytes;
+    for (int f : fields)
+      result_bytes.push_back(mine.empty() ? 0
+                                          : header.fields[static_cast<size_t>(f)].dtype.BytesFor(
+                                                reader.ResultGrid(cell, level).NumSamples()));
+    for (const std::vector<int>& group : FieldGroups(comm, fields, result_bytes, results_budget)) {
+      const std::vector<std::vector<BoxData>> data = reader.Read(group, time, level, mine);
       Accumulate(total, reader.stats());
-      const DType& dtype = header.fields[static_cast<size_t>(f)].dtype;
-      if (args.Has("verify"))
-        for (const BoxData& d : data) ok = ok && FirstSyntheticMismatch(dtype, f, time, d.grid, d.bytes.data()) < 0;
-      if (!out.empty())
-        WriteNpyCollectively(comm, OutPath(out, header.fields[static_cast<size_t>(f)].name, level),
-                             reader.ResultGrid(box, level), dtype, data.empty() ? nullptr : &data[0]);
+      for (size_t k = 0; k < group.size(); ++k) {
+        const int f = group[k];
+        const DType& dtype = header.fields[static_cast<size_t>(f)].dtype;
+        if (args.Has("verify"))
+          for (const BoxData& d : data[k]) ok = ok && FirstSyntheticMismatch(dtype, f, time, d.grid, d.bytes.data()) < 0;
+        if (!out.empty())
+          WriteNpyCollectively(comm, OutPath(out, header.fields[static_cast<size_t>(f)].name, level),
+                               reader.ResultGrid(box, level), dtype, data[k].empty() ? nullptr : &data[k][0]);
+      }
     }
   }
   std::optional<bool> verified;

@@ -82,22 +82,31 @@ Grid ParallelReader::ResultGrid(const Box& box, int level) const {
 }
 
 std::vector<BoxData> ParallelReader::Read(int field, int64_t time, int level, const std::vector<Box>& boxes) {
-  std::vector<BoxData> results;
-  std::vector<uint8_t*> out;
+  return std::move(Read(std::vector<int>{field}, time, level, boxes).front());
+}
+
+std::vector<std::vector<BoxData>> ParallelReader::Read(const std::vector<int>& fields, int64_t time, int level,
+                                                       const std::vector<Box>& boxes) {
+  std::vector<std::vector<BoxData>> results(fields.size());
+  std::vector<std::vector<uint8_t*>> out(fields.size());
   Collectively(comm_, [&] {
-    Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
-          "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
-    for (const Box& b : boxes) {
-      Check(b.dims() == header_.dims() && !b.Intersect(header_.box).Empty(), ErrorCode::kOutOfRange,
-            "box " + b.ToRangesString() + " does not intersect the dataset box " + header_.box.ToRangesString());
-      BoxData r;
-      r.grid = ResultGrid(b, level);
-      r.bytes.resize(static_cast<size_t>(header_.fields[static_cast<size_t>(field)].dtype.BytesFor(r.grid.NumSamples())));
-      results.push_back(std::move(r));
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const int field = fields[k];
+      Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
+            "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));
+      for (const Box& b : boxes) {
+        Check(b.dims() == header_.dims() && !b.Intersect(header_.box).Empty(), ErrorCode::kOutOfRange,
+              "box " + b.ToRangesString() + " does not intersect the dataset box " + header_.box.ToRangesString());
+        BoxData r;
+        r.grid = ResultGrid(b, level);
+        r.bytes.resize(static_cast<size_t>(header_.fields[static_cast<size_t>(field)].dtype.BytesFor(r.grid.NumSamples())));
+        results[k].push_back(std::move(r));
+      }
     }
   });
-  for (BoxData& r : results) out.push_back(r.bytes.data());
-  ReadInto(field, time, level, boxes, out);
+  for (size_t k = 0; k < fields.size(); ++k)
+    for (BoxData& r : results[k]) out[k].push_back(r.bytes.data());
+  ReadInto(fields, time, level, boxes, out);
   return results;
 }
 

@@ -139,6 +139,10 @@ class ParallelReader {
   /// Collective. `level` < 0 means maxh. Boxes are clipped to the dataset box (a box that misses
   /// it is kOutOfRange). Returns one BoxData per box, in order.
   std::vector<BoxData> Read(int field, int64_t time, int level, const std::vector<Box>& boxes);
+  /// Collective, like Read(), for several fields of the same boxes in one read (one plan, one pass
+  /// over each file, as a restart reads its variables): result[k][i] is fields[k] of boxes[i].
+  std::vector<std::vector<BoxData>> Read(const std::vector<int>& fields, int64_t time, int level,
+                                         const std::vector<Box>& boxes);
 
   /// Whether `box` (clipped to the dataset box) holds any sample of levels 0..level (< 0: maxh).
   /// A rank's piece of a decomposition often holds none at coarse levels; it should then ask for
