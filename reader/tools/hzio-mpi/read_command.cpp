@@ -83,18 +83,16 @@ std::string OutPath(std::string path, const std::string& field, int level) {
 // "hzio-mpi read"). `local_bytes`: this rank's result bytes per field; the groups agree on every rank.
 std::vector<std::vector<int>> FieldGroups(MPI_Comm comm, const std::vector<int>& fields,
                                           std::vector<int64_t> local_bytes, int64_t budget) {
-  MpiCheck(MPI_Allreduce(MPI_IN_PLACE, local_bytes.data(), static_cast<int>(local_bytes.size()), MPI_INT64_T, MPI_MAX,
-                         comm),
-           "MPI_Allreduce(result bytes)");
+  const std::vector<int64_t> bytes = AgreeAndMax(comm, std::move(local_bytes), nullptr);
   std::vector<std::vector<int>> groups;
   int64_t held = 0;
   for (size_t k = 0; k < fields.size(); ++k) {
-    if (groups.empty() || held + local_bytes[k] > budget) {
+    if (groups.empty() || held + bytes[k] > budget) {
       groups.emplace_back();
       held = 0;
     }
     groups.back().push_back(fields[k]);
-    held += local_bytes[k];
+    held += bytes[k];
   }
   return groups;
 }
@@ -153,11 +151,9 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
           "box " + box.ToRangesString() + " holds no sample at level " + std::to_string(level));
     std::vector<Box> mine;
     if (reader.HasSamples(cell, level)) mine.push_back(cell);  // coarse levels may leave a cell empty
+    const int64_t samples = mine.empty() ? 0 : reader.ResultGrid(cell, level).NumSamples();
     std::vector<int64_t> result_bytes;
-    for (int f : fields)
-      result_bytes.push_back(mine.empty() ? 0
-                                          : header.fields[static_cast<size_t>(f)].dtype.BytesFor(
-                                                reader.ResultGrid(cell, level).NumSamples()));
+    for (int f : fields) result_bytes.push_back(header.fields[static_cast<size_t>(f)].dtype.BytesFor(samples));
     for (const std::vector<int>& group : FieldGroups(comm, fields, result_bytes, results_budget)) {
       const std::vector<std::vector<BoxData>> data = reader.Read(group, time, level, mine);
       Accumulate(total, reader.stats());
