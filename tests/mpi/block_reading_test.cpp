@@ -116,8 +116,10 @@ struct StoredUnits {
   std::vector<FieldTarget> targets;         // pointing into `bytes`
 };
 
-StoredUnits ReadStored(Opened& d, const std::vector<uint64_t>& blocks, int level) {
-  const int64_t unit = d.layout->samples_per_block();
+StoredUnits ReadStored(Opened& d, const std::vector<uint64_t>& blocks, int level, const BlockLayout* units = nullptr,
+                       const ReadBlocksOptions& how = {}) {
+  if (!units) units = d.layout.get();
+  const int64_t unit = units->samples_per_block();
   StoredUnits stored;
   const int fields = static_cast<int>(d.header->fields.size());
   stored.bytes.resize(static_cast<size_t>(fields));
@@ -128,7 +130,7 @@ StoredUnits ReadStored(Opened& d, const std::vector<uint64_t>& blocks, int level
     stored.targets.push_back(FieldTarget{f, {}});
     for (size_t i = 0; i < blocks.size(); ++i) stored.targets.back().out.push_back(bytes.data() + i * static_cast<size_t>(unit * sb));
   }
-  (void)ReadBlocks(*d.source, *d.layout, stored.targets, 0, blocks, false, level);
+  (void)ReadBlocks(*d.source, *units, stored.targets, 0, blocks, false, level, how);
   return stored;
 }
 
@@ -259,6 +261,50 @@ TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
         }
       }
     }
+  });
+}
+
+// In hz order every unit is kept as the file holds it: put into row-major order (HzUnitToRowMajor)
+// it equals the unit ReadBlocks stores permuted, for the file's blocks and for units 4x finer, at
+// every level (unit 0 of a coarse level: its defined samples), raw (read straight into place in
+// runs) and zip, hz-ordered and row-major blocks, absent blocks (their default value) included.
+TEST(BlockReading, HzOrderKeepsUnitsAsTheFileHoldsThem) {
+  ForEachVariant("hzio-block-reading-hz-order", [](Opened& d, const std::string& variant, bool) {
+    const IdxHeader& header = *d.header;
+    const BlockLayout finer(header.bitmask, header.bits_per_block - 2);
+    for (const BlockLayout* units : {static_cast<const BlockLayout*>(d.layout.get()), &finer}) {
+      for (int level = 0; level <= header.maxh(); level += 3) {
+        const std::vector<uint64_t> blocks = BoxBlocks(header, *units, header.box, level);
+        const int64_t n = units->samples_per_block();
+        ReadBlocksOptions hz;
+        hz.hz_order = true;
+        const StoredUnits reference = ReadStored(d, blocks, level, units), kept = ReadStored(d, blocks, level, units, hz);
+        for (size_t f = 0; f < 3; ++f) {
+          const int64_t sb = header.fields[f].dtype.SampleBytes();
+          std::vector<uint8_t> rows(static_cast<size_t>(n * sb));
+          for (size_t i = 0; i < blocks.size(); ++i) {
+            const uint64_t u = blocks[i];
+            HzUnitToRowMajor(*units, u, level, kept.targets[f].out[i], sb, Span{0, n}, rows.data());
+            const uint8_t* expected = reference.targets[f].out[i];
+            const bool sparse = UnitSamplesNeeded(*units, u, level) < n;  // unit 0 of a coarse level
+            const std::vector<uint32_t>& to_hz = units->RowMajorToHz(units->BlockLevel(u));
+            for (int64_t r = 0; r < n; ++r) {
+              if (sparse && to_hz[static_cast<size_t>(r)] >= (uint32_t{1} << level)) continue;
+              ASSERT_EQ(std::memcmp(rows.data() + r * sb, expected + r * sb, static_cast<size_t>(sb)), 0)
+                  << variant << ", " << units->bits_per_block() << " bits per unit, level " << level << ", field " << f
+                  << ", unit " << u << ", row-major sample " << r;
+            }
+          }
+        }
+      }
+    }
+    // Whole units only: no rows, no sink.
+    std::vector<Span> rows(1, Span{0, 1});
+    ReadBlocksOptions how;
+    how.hz_order = true;
+    how.rows = &rows;
+    std::vector<FieldTarget> one{FieldTarget{0, {nullptr}}};
+    EXPECT_THROW((void)ReadBlocks(*d.source, *d.layout, one, 0, {1}, false, header.maxh(), how), Error);
   });
 }
 

@@ -545,8 +545,9 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
 // from the page cache, the units are cut finer so that they are (2^12 samples), and at 2 ranks the
 // small shared rest (the coarse levels) is read by both ranks: no window round at all. Compressed
 // fields are not cut finer (every reader would decode whole blocks): at 2 ranks they have no own
-// units. Out of the cache, all goes through the window. Always equal to the formula and to a read
-// with owner_reads off.
+// units. Out of the cache, all goes through the window, in hz order for the raw fields (cut finer,
+// the units are nearly all one rank's). Always equal to the formula and to a read with owner_reads
+// off.
 TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
   for (const std::string compression : {"raw", "zip"}) {
     ScratchDir dir;
@@ -596,12 +597,59 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
     } else if ((Ranks() & (Ranks() - 1)) == 0) {
       EXPECT_GE(cached_own, data * 3 / 4) << Ranks() << " ranks";
     }
+    EXPECT_FALSE(by_default.stats().hz_window) << compression << ": from the page cache";
+    EXPECT_FALSE(window.stats().hz_window) << compression << ": owner_reads off";
     if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) {
       const auto [cold_ok, cold_own, cold_data, cold_bytes] = read(by_default);
       EXPECT_TRUE(cold_ok && AllRanks(cold_bytes == window_bytes)) << compression << ": a read from the disk differs";
       EXPECT_EQ(cold_own, Ranks() == 1 ? cold_data : 0) << compression << ": own units read from the disk";
+      // Raw units cut finer are nearly all one rank's: the window keeps them in hz order. Whole
+      // compressed blocks are shared by the ranks' cells here: permuted by the aggregators.
+      if (Ranks() > 1 && (Ranks() & (Ranks() - 1)) == 0) {
+        EXPECT_EQ(by_default.stats().hz_window, compression == "raw") << compression << " at " << Ranks() << " ranks";
+      }
     }
   }
+}
+
+// owner_reads is agreed like the read's other options: one rank saying no turns it off for all, and
+// every rank still takes the same collective steps (no rank probes the page cache or cuts units
+// finer alone), from the page cache and from the disk.
+TEST(ParallelReader, OneRankRefusingOwnerReadsTurnsThemOffForAll) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 128};
+  spec.fields = "p:float32,v:float64[3]";
+  spec.bits_per_block = 16;
+  const std::string idx = dir.File("s3d/visus.idx");
+  const Point grid = DefaultGrid(Ranks(), 3);
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  ReadOptions options;
+  options.owner_reads = Rank() != Ranks() - 1;
+  ParallelReader reader(MPI_COMM_WORLD, idx, options);
+  const IdxHeader& h = reader.header();
+  const Box cell = GridCell(h.box, grid, Rank());
+  const auto read = [&] {
+    std::vector<std::vector<uint8_t>> bytes;
+    std::vector<std::vector<uint8_t*>> out(2);
+    for (int f = 0; f < 2; ++f) {
+      const int64_t samples = reader.ResultGrid(cell, h.maxh()).NumSamples();
+      bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(samples)), 0xA5);
+      out[static_cast<size_t>(f)].push_back(bytes.back().data());
+    }
+    reader.ReadInto({0, 1}, 0, h.maxh(), {cell}, out);
+    bool ok = true;
+    for (int f = 0; f < 2; ++f)
+      ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, reader.ResultGrid(cell, h.maxh()),
+                                        bytes[static_cast<size_t>(f)].data()) < 0;
+    int64_t own = reader.stats().local_own_bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_TRUE(AllRanks(ok)) << "a read differs from the formula";
+    EXPECT_EQ(own, 0) << "own units read though a rank said no";
+    EXPECT_FALSE(reader.stats().hz_window);
+  };
+  read();
+  if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) read();
 }
 
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the

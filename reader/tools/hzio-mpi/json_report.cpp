@@ -34,6 +34,7 @@ std::string JsonReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
          ",\"bytes\":" + std::to_string(s.per_aggregator[i].bytes) + "}";
   j += "],\"rounds\":" + std::to_string(s.rounds);
   if (s.overlapped) j += ",\"overlapped\":true";  // rounds' I/O ran beside the next round's work
+  if (s.hz_window) j += ",\"hz_window\":true";    // the window held units in hz order
   if (verified) j += std::string(",\"verify\":\"") + (*verified ? "ok" : "failed") + "\"";
   if (!s.note.empty()) j += ",\"note\":\"" + s.note + "\"";  // plain text of the library, no quotes
   return j + "}";

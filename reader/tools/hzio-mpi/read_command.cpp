@@ -40,6 +40,7 @@ void Accumulate(IoStats& total, const IoStats& s) {
   total.aggregators = s.aggregators;
   total.rounds = std::max(total.rounds, s.rounds);
   total.overlapped = total.overlapped || s.overlapped;
+  total.hz_window = total.hz_window || s.hz_window;
   if (!s.note.empty()) total.note = s.note;
   if (total.per_aggregator.size() != s.per_aggregator.size()) {
     total.per_aggregator = s.per_aggregator;

@@ -206,7 +206,7 @@ ReadGeometry GeometryOf(const ClassicBlockSource& source, const BlockLayout& uni
   g.file_block_bytes = dtype.BytesFor(int64_t{1} << header.bits_per_block);
   g.sb = dtype.SampleBytes();
   // Unit 0 holds levels 0..its bits; a coarser query needs only its first 2^max_level hz samples.
-  g.unit0_needed = max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : g.unit_samples;
+  g.unit0_needed = UnitSamplesNeeded(units, 0, max_level);
   return g;
 }
 
@@ -244,7 +244,29 @@ void ForEachFile(const BlockFiles& files, const std::vector<uint64_t>& blocks, i
   }
 }
 
+// Whole hz-ordered units of samples this large are scattered into their grid (sequential reads of
+// the hz-ordered source), smaller ones gathered (Permute): for 16 bytes and more the gather's reads
+// of each row from all over a block of several MiB (an S3D species block: 5.5 MiB) cost more; for
+// 4- and 8-byte samples the gather is faster (RESULTS.md, "the reader's permutation as a scatter").
+constexpr int64_t kScatterMinSampleBytes = 16;
+
 }  // namespace
+
+int64_t UnitSamplesNeeded(const BlockLayout& units, uint64_t u, int max_level) {
+  return u == 0 && max_level < units.BlockLevel(0) ? int64_t{1} << std::max(max_level, 0) : units.samples_per_block();
+}
+
+void HzUnitToRowMajor(const BlockLayout& units, uint64_t u, int max_level, const uint8_t* hz, int64_t sb, Span want,
+                      uint8_t* out) {
+  const int level = units.BlockLevel(u);
+  const int64_t n = units.samples_per_block();
+  if (UnitSamplesNeeded(units, u, max_level) < n)
+    PermuteCoarse(out, hz, units.RowMajorToHz(level), sb, units, max_level, want);
+  else if (want.begin == 0 && want.end == n && sb >= kScatterMinSampleBytes)
+    ScatterSamples(out, hz, units.HzToRowMajor(level).data(), n, sb);
+  else
+    Permute(out, hz, units.RowMajorToHz(level), sb, want);
+}
 
 CachedShare CachedFileBytes(const ClassicBlockSource& source, const BlockLayout& units, int64_t time,
                             const std::vector<uint64_t>& blocks) {
@@ -284,12 +306,6 @@ constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 // cache costs more than the extra read call.
 constexpr uint64_t kSkipGapBytes = uint64_t{128} << 10;
 
-// Whole hz-ordered units of samples this large are scattered into their grid (sequential reads of
-// the hz-ordered source), smaller ones gathered (Permute): for 16 bytes and more the gather's reads
-// of each row from all over a block of several MiB (an S3D species block: 5.5 MiB) cost more; for
-// 4- and 8-byte samples the gather is faster (RESULTS.md, "the reader's permutation as a scatter").
-constexpr int64_t kScatterMinSampleBytes = 16;
-
 }  // namespace
 
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
@@ -321,8 +337,11 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
   const int64_t unit_samples = fields.front().g.unit_samples, unit0_needed = fields.front().g.unit0_needed;
   uint8_t* const scratch = Scratch(0, static_cast<size_t>(scratch_bytes)).data();
   const auto wanted = [&](size_t k) { return rows ? (*rows)[k] : Span{0, unit_samples}; };
-  // With a sink, each unit goes to one reused buffer and is handed over at once.
-  uint8_t* const unit_buffer = sink ? Scratch(2, static_cast<size_t>(unit_bytes)).data() : nullptr;
+  const bool hz_order = options.hz_order;
+  Check(!(hz_order && (sink || rows)), ErrorCode::kInvalidArgument, "ReadBlocks: hz order keeps whole units at out");
+  // With a sink, each unit goes to one reused buffer and is handed over at once; in hz order, a
+  // row-major unit is decoded there first.
+  uint8_t* const unit_buffer = sink || hz_order ? Scratch(2, static_cast<size_t>(unit_bytes)).data() : nullptr;
   const auto target_of = [&](size_t t, size_t k) { return sink ? unit_buffer : fields[t].target->out[k]; };
   const auto fill = [&](size_t t, size_t k) {  // never written: the field's default value (§4.9)
     FillWithSample(target_of(t, k), wanted(k).size(), fields[t].fill);
@@ -356,6 +375,31 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     // Stable: the units of one block (same bytes) stay together, in order.
     std::stable_sort(wants.begin(), wants.end(),
                      [](const auto& x, const auto& y) { return x.second.offset < y.second.offset; });
+    // Kept in hz order, buffered, raw hz units that follow each other both in the file and at
+    // their targets are read straight into place, one read per such run (the kernel copy is their
+    // only pass over memory); the others go the way below.
+    if (hz_order && !options.uncached) {
+      std::vector<std::pair<size_t, Want>> rest;
+      for (size_t a = 0; a < wants.size();) {
+        const auto& [t, first] = wants[a];
+        if (!first.raw_hz) {
+          rest.push_back(wants[a++]);
+          continue;
+        }
+        uint64_t end = first.offset + first.size;
+        uint8_t* const into = target_of(t, first.index);
+        size_t b = a + 1;
+        for (; b < wants.size(); ++b) {
+          const auto& [tb, w] = wants[b];
+          if (tb != t || !w.raw_hz || w.offset != end || target_of(t, w.index) != into + (end - first.offset)) break;
+          end += w.size;
+        }
+        source.ReadRange(*file, first.offset, end - first.offset, into);
+        stats.file_bytes += static_cast<int64_t>(end - first.offset);
+        a = b;
+      }
+      wants = std::move(rest);
+    }
     // Pieces of consecutive units spanning at most kPieceBytes (one unit at least): one read per
     // piece when it is dense enough, else one read per range.
     std::vector<uint8_t> own;
@@ -457,21 +501,26 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         };
         uint8_t* const dst = target_of(t, w.index);
         const Span want = wanted(w.index);
+        const int level = units.BlockLevel(u);
+        const int64_t needed = u == 0 ? unit0_needed : unit_samples;  // hz samples of the unit the query has
+        // A row-major payload's rows of the unit (a sub-lattice of its block's grid when units are finer).
+        const auto row_major_into = [&](uint8_t* out, Span rows_wanted) {
+          if (shift == 0 && rows_wanted.size() == unit_samples) return decode(out);
+          decode_to_scratch();
+          if (shift == 0)
+            return static_cast<void>(std::memcpy(out, scratch + rows_wanted.begin * sb, static_cast<size_t>(rows_wanted.size() * sb)));
+          if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
+          CopyUnitRows(*file_layout, fb, units, u, rows_wanted, scratch, out, sb);
+        };
         // Decodes the unit into dst; true when the hz sink took it instead.
         const auto decode_unit = [&] {
           if (w.entry.row_major()) {
-            if (shift == 0 && want.size() == unit_samples) {
-              decode(dst);
+            if (!hz_order) {
+              row_major_into(dst, want);
               return false;
             }
-            decode_to_scratch();
-            if (shift == 0) {
-              std::memcpy(dst, scratch + want.begin * sb, static_cast<size_t>(want.size() * sb));
-              return false;
-            }
-            // The unit's rows are a sub-lattice of the block's row-major grid.
-            if (!file_layout) file_layout.emplace(header.bitmask, header.bits_per_block);
-            CopyUnitRows(*file_layout, fb, units, u, want, scratch, dst, sb);
+            row_major_into(unit_buffer, Span{0, unit_samples});  // then into hz order
+            Permute(dst, unit_buffer, units.HzToRowMajor(level), sb, Span{0, needed});
             return false;
           }
           Check(dtype.ByteAligned(), ErrorCode::kUnsupported, where + ": hz-ordered blocks of sub-byte dtypes");
@@ -481,18 +530,16 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
             decode_to_scratch();
             hz_samples = scratch + static_cast<int64_t>(u & ((uint64_t{1} << shift) - 1)) * unit_samples * sb;
           }
-          const int level = units.BlockLevel(u);
-          const bool whole = !(u == 0 && unit0_needed < unit_samples) && want.begin == 0 && want.end == unit_samples;
+          if (hz_order) {  // kept as stored: whoever places it permutes it (not counted as layout)
+            std::memcpy(dst, hz_samples, static_cast<size_t>(needed * sb));
+            return false;
+          }
+          const bool whole = needed == unit_samples && want.begin == 0 && want.end == unit_samples;
           if (whole && hz_sink && (*hz_sink)(t, w.index, hz_samples, level)) {
             stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             return true;  // placed by the sink
           }
-          if (u == 0 && unit0_needed < unit_samples)
-            PermuteCoarse(dst, hz_samples, units.RowMajorToHz(level), sb, units, max_level, want);
-          else if (whole && sb >= kScatterMinSampleBytes)
-            ScatterSamples(dst, hz_samples, units.HzToRowMajor(level).data(), unit_samples, sb);
-          else
-            Permute(dst, hz_samples, units.RowMajorToHz(level), sb, want);
+          HzUnitToRowMajor(units, u, max_level, hz_samples, sb, want, dst);
           stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           return false;
         };

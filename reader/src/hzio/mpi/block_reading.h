@@ -44,6 +44,7 @@ struct ReadBlocksOptions {
   bool uncached = false;                    // past the page cache where the file system allows it
   const BlockSink* sink = nullptr;          // units handed over one by one instead of stored at `out`
   const HzSink* hz_sink = nullptr;          // with a sink: offered whole hz-ordered units first
+  bool hz_order = false;                    // units stored at `out` in hz order, not permuted (see ReadBlocks)
 };
 
 /// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s
@@ -65,6 +66,9 @@ struct ReadBlocksOptions {
 /// and handed to the sink, so a caller can place it while it is in the caches; with an `hz_sink`
 /// too, each whole hz-ordered unit is first offered to it in hz order (straight from the file bytes
 /// when raw), and only the units it declines are permuted and handed to the sink.
+/// With `hz_order` (no rows, no sink), each unit is stored at out[i] in hz order as the file keeps
+/// it (unit 0 of a coarser query: its first 2^max_level samples), the permutation left to whoever
+/// places it (HzUnitPlacer, hz_unit_placer.h); a row-major payload is put into hz order.
 /// No MPI calls (it runs on the reader's I/O thread when rounds overlap).
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
@@ -85,6 +89,16 @@ CachedShare CachedFileBytes(const ClassicBlockSource& source, const BlockLayout&
 /// contiguous rows are written with streaming stores (util/stream_copy.h: call StreamFence() after).
 void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const Point& dst_count,
                  const AxisCopy (&plan)[kMaxDims], int dims, int64_t sample_bytes, bool stream = false);
+
+/// The samples of unit u of `units` at levels 0..max_level, hz-ordered at `hz` (unit 0 of a coarser
+/// query: only its first 2^max_level), row-major over the unit's grid: rows [want.begin, want.end)
+/// of it into `out` (the others untouched for unit 0 of a coarser query: its grid is sparse then).
+void HzUnitToRowMajor(const BlockLayout& units, uint64_t u, int max_level, const uint8_t* hz, int64_t sample_bytes,
+                      Span want, uint8_t* out);
+
+/// Samples of a unit of a query of levels 0..max_level (all of its samples, or the first
+/// 2^max_level of unit 0, which holds levels 0..its bits).
+int64_t UnitSamplesNeeded(const BlockLayout& units, uint64_t u, int max_level);
 
 /// Whether block b holds any sample inside `box`: blocks wholly outside the dataset box are never
 /// stored (idx-format.md §4.6), so neither the writer nor the reader touches them.

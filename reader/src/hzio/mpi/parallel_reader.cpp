@@ -167,16 +167,19 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   } catch (...) {
     input_error = std::current_exception();
   }
-  std::vector<int64_t> corners;  // maxima of -lo and hi, the owner-read minimum, no-overlap and -budget
+  std::vector<int64_t> corners;  // maxima of -lo and hi, no-owner-reads, the owner-read minimum, no-overlap, -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners.push_back(options_.owner_reads ? 0 : 1);  // any rank that asks for no owner reads turns them off
   corners.push_back(std::max<int64_t>(0, options_.owner_reads_min_bytes));  // the largest of any rank holds for all
   corners.push_back(options_.overlap ? 0 : 1);  // any rank that asks for no overlap gets none
   corners.push_back(-budget);
   corners = AgreeAndMax(comm_, std::move(corners), input_error);
-  budget = -corners.back();  // the smallest of any rank holds for all
-  const bool overlap = corners[corners.size() - 2] == 0;
-  const int64_t owner_min_bytes = corners[corners.size() - 3];
+  TwoPhaseChoices choices;
+  choices.budget = -corners.back();  // the smallest of any rank holds for all
+  choices.overlap = corners[corners.size() - 2] == 0;
+  choices.owner_min_bytes = corners[corners.size() - 3];
+  choices.owner_reads = corners[corners.size() - 4] == 0;
   Box region{Point(dims), Point(dims)};
   for (int d = 0; d < dims; ++d) {
     region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];
@@ -191,9 +194,9 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   const bool chunked = header_.pidx_chunking.has_value(), arco = header_.arco > 0;
   // This rank's results, when larger than the caches, are placed with streaming stores: a normal
   // store first reads the line it fills, and nobody reads these samples before the read returns.
-  const bool stream = local_bytes >= kStreamResultBytes;
+  choices.stream = local_bytes >= kStreamResultBytes;
   if (options_.mode == ReadMode::kTwoPhase && !chunked && !arco)
-    error = ReadTwoPhase(fields, time, level, region, clipped, targets, budget, overlap, owner_min_bytes, stream);
+    error = ReadTwoPhase(fields, time, level, region, clipped, targets, choices);
   else
     error = ReadOnePhase(fields, time, level, clipped, targets);
   if (options_.mode == ReadMode::kTwoPhase && ranks > 1 && chunked)

@@ -20,7 +20,11 @@
 /// a read that also has shared units goes wholly through the window, unless every rank finds its
 /// own units in the page cache: then raw blocks larger than the ranks' boxes are cut into finer
 /// units that are some rank's own, and a small shared rest is read by every rank that needs it
-/// (no disk to spare, and the window's second pass over memory saved). A read whose units are all
+/// (no disk to spare, and the window's second pass over memory saved). Otherwise, when nearly all
+/// of a read's units (raw ones cut finer where that helps) are one rank's but it goes through the
+/// window (a cold restart of small boxes), the window holds them in hz order: the aggregators read
+/// their contiguous file ranges straight into it, without permuting, and each rank scatters its
+/// units from there into its boxes (hz_unit_placer.h; IoStats::hz_window). A read whose units are all
 /// some rank's own (a single rank's) needs no window at all. Results beyond the last-level
 /// cache are placed with streaming stores. One-phase (for comparison): every rank
 /// reads its own boxes directly with hzio::core's serial engine. Errors follow the writer's
@@ -56,6 +60,8 @@
 #include "hzio/mpi/stats.h"
 
 namespace hzio::mpi {
+
+class HzUnitPlacer;  // hz_unit_placer.h
 
 enum class ReadMode { kTwoPhase, kOnePhase };
 
@@ -94,9 +100,10 @@ struct BoxData {
 /// aggregators. The decoded blocks, concatenated (row-major inside each block), are cut into even
 /// sample ranges snapped to slabs of the block's slowest axis, so every aggregator holds the same
 /// bytes (within one slab) even when a coarse read needs fewer blocks than there are aggregators.
+/// Blocks kept in hz order are cut only between blocks (a slab is then the whole block).
 struct ReadPlan {
   std::vector<uint64_t> blocks;
-  std::vector<int64_t> slab;     // per block: samples in one slab of its slowest axis
+  std::vector<int64_t> slab;     // per block: samples in one slab of its slowest axis (or all of them)
   int64_t block_samples = 1;
   int64_t aggregators = 1;
 
@@ -117,15 +124,17 @@ struct ReadPlan {
 ReadPlan PlanRegionRead(const IdxHeader& header, const BlockLayout& layout, const Box& region, int level,
                         int64_t aggregators);
 
-/// Builds a plan for an explicit block list (ascending).
-ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators);
+/// Builds a plan for an explicit block list (ascending). With `whole_units`, ranges are snapped to
+/// whole blocks (an hz-ordered window: a block's samples are not rows there).
+ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
+                      bool whole_units = false);
 
 /// Pure: the rounds of a read of `blocks` (ascending) under a memory budget: plans of contiguous,
 /// even parts of the list such that an aggregator holds about `budget_bytes` or less
 /// (`sample_bytes`: of all fields read together); one block per round at least. One plan when
 /// the whole read fits.
 std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
-                                 int64_t sample_bytes, int64_t budget_bytes);
+                                 int64_t sample_bytes, int64_t budget_bytes, bool whole_units = false);
 
 class ParallelReader {
  public:
@@ -173,6 +182,14 @@ class ParallelReader {
     int64_t file_bytes = 0, direct_bytes = 0;
     double layout_seconds = 0;
   };
+  // What every rank of a two-phase read agreed on (ReadInto's one agreement).
+  struct TwoPhaseChoices {
+    int64_t budget = 0;           // window bytes per rank (the smallest of any rank)
+    bool overlap = false;         // rounds overlapped (no rank said no)
+    bool owner_reads = true;      // units one rank needs read by it (no rank said no)
+    int64_t owner_min_bytes = 0;  // ... from this many bytes per rank (the largest of any rank)
+    bool stream = false;          // this rank places with streaming stores (its own choice)
+  };
   struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)
   struct Fetch;         // a range of slabs a rank takes from an aggregator (the .cpp)
   struct RoundRead;     // what an aggregator's read of a round's files did (the .cpp)
@@ -183,11 +200,11 @@ class ParallelReader {
   // to round: a failed rank does no more work but takes part in every collective step.
   std::exception_ptr ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
-                                  int64_t budget, bool overlap, int64_t owner_min_bytes, bool stream);
+                                  const TwoPhaseChoices& choices);
   // Phase 1 (collective): the units somebody needs and who reads them (a reduction of marks,
   // unit_readers.h), the rounds of the shared ones under `budget` (halves of it when overlapped).
   TwoPhasePlan PlanTwoPhase(const std::vector<int>& fields, int64_t time, int level, const Box& region,
-                            const std::vector<Box>& clipped, int64_t budget, bool overlap, int64_t owner_min_bytes);
+                            const std::vector<Box>& clipped, const TwoPhaseChoices& choices);
   // Phase 2: an aggregator reads and decodes its ranges of a round's files into its part of the
   // window (`window`: its base). No MPI: runs on the I/O thread when rounds are overlapped. Throws.
   RoundRead ReadRoundFiles(const TwoPhasePlan& plan, size_t round, uint8_t* window, const std::vector<int>& fields,
@@ -199,15 +216,16 @@ class ParallelReader {
   // Phase 3b (collective): one epoch of the window: gets into the returned arena, the ranges this
   // rank can load directly placed inside it.
   PooledBuffer ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, AggregationWindow& window,
-                             std::vector<std::vector<Target>>& results, std::exception_ptr& error);
+                             std::vector<std::vector<Target>>& results, HzUnitPlacer& placer, std::exception_ptr& error);
   // Phase 4: the ranges got into the arena placed into the result boxes.
   void PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
-                    std::vector<std::vector<Target>>& results, const std::exception_ptr& error);
-  void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results) const;
+                    std::vector<std::vector<Target>>& results, HzUnitPlacer& placer, const std::exception_ptr& error);
+  void Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src, std::vector<std::vector<Target>>& results,
+             HzUnitPlacer& placer) const;
   // The units only this rank needs (TwoPhasePlan::own), read by this rank and each placed as it is
   // decoded (parallel_reader_own_units.cpp). Throws.
   void ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<int>& fields, int64_t time, int level,
-                    const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
+                    const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results, HzUnitPlacer& placer);
   std::exception_ptr ReadOnePhase(const std::vector<int>& fields, int64_t time, int level,
                                   const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results);
   void ReadBoxesOnePhase(int field, int64_t time, int level, const std::vector<Box>& clipped,

@@ -6,12 +6,11 @@
 /// through and nothing to exchange. A single rank reads everything this way, without a window.
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <utility>
 #include <vector>
 
-#include "hzio/hz/unit_scatter.h"
 #include "hzio/mpi/block_reading.h"
+#include "hzio/mpi/hz_unit_placer.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_reader_plan.h"
 #include "hzio/util/stream_copy.h"
@@ -19,7 +18,8 @@
 namespace hzio::mpi {
 
 void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<int>& fields, int64_t time, int level,
-                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results) {
+                                  const std::vector<Box>& clipped, std::vector<std::vector<Target>>& results,
+                                  HzUnitPlacer& placer) {
   if (plan.own.empty()) return;
   const auto t_start = std::chrono::steady_clock::now();
   const BlockLayout& units = *plan.units;
@@ -50,50 +50,20 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
     }
     placing += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  // A unit that every box it meets takes whole is scattered from hz order straight into them: one
-  // pass instead of a permutation into the unit's grid and a copy from there (RESULTS.md, "own
-  // units scattered from hz order straight into the result"). Offsets per level and result shape
-  // (the units of a level share their grid's shape; boxes of one shape share their tables), at
-  // most kMaxOffsetTableBytes of them: beyond, units go the two-pass way.
-  constexpr int64_t kMaxOffsetTableBytes = int64_t{64} << 20;
-  std::map<std::vector<int64_t>, std::vector<uint32_t>> offsets;  // (level, steps, counts) -> offsets
-  int64_t offset_bytes = 0;
-  struct Scatter {
-    uint8_t* first;  // where the unit's first sample goes
-    const std::vector<uint32_t>* offsets;
-  };
-  std::vector<Scatter> scatters;
-  const HzSink scatter = [&](size_t k, size_t i, const uint8_t* hz_samples, int unit_level) {
-    const Grid g = units.BlockGrid(plan.own[i]);
+  // A unit that every box it meets takes whole is scattered from hz order straight into them
+  // (HzUnitPlacer): one pass instead of a permutation into the unit's grid and a copy from there.
+  std::vector<HzUnitPlacer::Scatter> scatters;
+  const HzSink scatter = [&](size_t k, size_t i, const uint8_t* hz_samples, int) {
     const int64_t sb = plan.sample_bytes[k];
     scatters.clear();
     for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
       const size_t bi = touches[t].second;
-      Target& result = results[k][bi];
-      AxisCopy copy[kMaxDims];
-      if (!PlanGridCopy(g, result.grid, clipped[bi], copy)) continue;
-      int64_t first = 0, pitch = 1;
-      for (int d = 0; d < dims; ++d) {
-        if (copy[d].count != g.count[d]) return false;  // the box takes part of the unit: permuted and copied
-        first += copy[d].dst_first * pitch;
-        pitch *= result.grid.count[d];
-      }
-      std::vector<int64_t> shape{unit_level};
-      for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
-      for (int d = 0; d < dims; ++d) shape.push_back(result.grid.count[d]);
-      auto at = offsets.find(shape);
-      if (at == offsets.end()) {
-        if (offset_bytes >= kMaxOffsetTableBytes) return false;
-        Point step(dims);
-        for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
-        at = offsets.emplace(std::move(shape), BlockScatterOffsets(units, unit_level, step, result.grid.count)).first;
-        offset_bytes += static_cast<int64_t>(at->second.size() * sizeof(uint32_t));
-      }
-      if (at->second.empty()) return false;  // beyond 32-bit offsets: permuted and copied
-      scatters.push_back(Scatter{result.data + first * sb, &at->second});
+      const HzUnitPlacer::Scatter s =
+          placer.PlanScatter(plan.own[i], sb, results[k][bi].grid, results[k][bi].data, clipped[bi]);
+      if (s.fit == HzUnitPlacer::Fit::kPart) return false;  // the box takes part of the unit: permuted and copied
+      if (s.fit == HzUnitPlacer::Fit::kWhole) scatters.push_back(s);
     }
-    for (const Scatter& s : scatters)
-      ScatterSamples(s.first, hz_samples, s.offsets->data(), units.samples_per_block(), sb);
+    for (const HzUnitPlacer::Scatter& s : scatters) placer.Apply(s, hz_samples, sb);
     return true;
   };
   ReadBlocksOptions how;

@@ -23,6 +23,9 @@ struct ParallelReader::TwoPhasePlan {
   int64_t round_bytes = 0;            // the largest round's aggregator bytes, every field together
   bool overlap = false;               // rounds alternate between two halves of the window
   bool stream = false;                // this rank places with streaming stores (ReadInto decides)
+  bool hz_window = false;             // the window holds whole units in hz order, placed by HzUnitPlacer
+  int level = 0;                      // the read's levels 0..level
+  const std::vector<Box>* clipped = nullptr;  // this rank's boxes (clipped to the dataset box)
 
   int64_t WindowBytes() const { return overlap ? 2 * round_bytes : round_bytes; }
   // Where field k of a round starts in an aggregator's part of the window: the round's half, then

@@ -12,6 +12,7 @@
 #include "hzio/codec/codec.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
+#include "hzio/mpi/hz_unit_placer.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_reader_plan.h"
 #include "hzio/mpi/unit_readers.h"
@@ -56,13 +57,13 @@ Span ReadPlan::Range(int64_t aggregator) const {
   return Span{SnapUp(s.begin), SnapUp(s.end)};
 }
 
-ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators) {
+ReadPlan MakeReadPlan(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators, bool whole_units) {
   ReadPlan plan;
   plan.blocks = std::move(blocks);
   plan.block_samples = layout.samples_per_block();
   int64_t slabs = 0;
   for (uint64_t b : plan.blocks) {
-    const int64_t outer = layout.BlockGrid(b).count[layout.dims() - 1];
+    const int64_t outer = whole_units ? 1 : layout.BlockGrid(b).count[layout.dims() - 1];
     plan.slab.push_back(plan.block_samples / outer);
     slabs += outer;
   }
@@ -90,25 +91,29 @@ struct ParallelReader::Fetch {
   int target;
   int64_t displacement, bytes, at;
   const uint8_t* direct;  // the range itself when this rank can load it, else null
+  uint64_t unit;          // an hz-ordered window's: the unit whose samples the range holds
 };
 
 std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                 const Box& region, const std::vector<Box>& clipped,
-                                                std::vector<std::vector<Target>>& results, int64_t budget, bool overlap,
-                                                int64_t owner_min_bytes, bool stream) {
+                                                std::vector<std::vector<Target>>& results,
+                                                const TwoPhaseChoices& choices) {
   if (region.Empty()) return nullptr;  // nobody asked for anything (the same on every rank)
   // Phase 1: the plan. Then per round: the aggregators read their files (phase 2), every rank gets
   // its slabs and places those it can load directly (phase 3), then the ones it got (phase 4).
-  TwoPhasePlan planned = PlanTwoPhase(fields, time, level, region, clipped, budget, overlap, owner_min_bytes);
-  planned.stream = stream;
+  TwoPhasePlan planned = PlanTwoPhase(fields, time, level, region, clipped, choices);
+  planned.stream = choices.stream;
+  planned.clipped = &clipped;
   const TwoPhasePlan& plan = planned;
+  HzUnitPlacer placer(*plan.units, level);  // own units and an hz-ordered window's, placed from hz order
   // Every rank reads when some rank reads its own units (aggregator i is rank i then).
   stats_.aggregators = plan.any_own || plan.rounds.empty() ? ranks_ : plan.rounds.front().aggregators;
   stats_.rounds = static_cast<int64_t>(plan.rounds.size());
   stats_.overlapped = plan.overlap;
+  stats_.hz_window = plan.hz_window && !plan.rounds.empty();
   std::exception_ptr error;
   try {
-    ReadOwnUnits(plan, fields, time, level, clipped, results);
+    ReadOwnUnits(plan, fields, time, level, clipped, results, placer);
   } catch (...) {
     error = std::current_exception();  // the rounds below still take part in every collective step
   }
@@ -157,8 +162,8 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
       io_thread->Submit([task] { (*task)(); });
     }
     const std::vector<Fetch> fetches = PlanFetches(plan, r, *window, clipped, results, error);
-    const PooledBuffer arena = ExchangeRound(plan, fetches, *window, results, error);
-    PlaceFetched(plan, fetches, arena, results, error);
+    const PooledBuffer arena = ExchangeRound(plan, fetches, *window, results, placer, error);
+    PlaceFetched(plan, fetches, arena, results, placer, error);
   }
   if (ahead.valid()) ahead.wait();  // only after an error, which stopped the rounds' work
   if (plan.stream) StreamFence();
@@ -167,51 +172,75 @@ std::exception_ptr ParallelReader::ReadTwoPhase(const std::vector<int>& fields, 
 
 ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>& fields, int64_t time, int level,
                                                           const Box& region, const std::vector<Box>& clipped,
-                                                          int64_t budget, bool overlap, int64_t owner_min_bytes) {
+                                                          const TwoPhaseChoices& choices) {
   // The blocks somebody actually needs: a bitmap reduction over the region's block list (linear
   // in blocks, independent of the rank count).
   const int ranks = CommSize(comm_);
   const int64_t want = options_.aggregators > 0 ? options_.aggregators : ranks;
   const int64_t aggregators = std::min<int64_t>(want, ranks);
   TwoPhasePlan plan;
+  plan.level = level;
   for (const int field : fields)
     plan.sample_bytes.push_back(header_.fields[static_cast<size_t>(field)].dtype.SampleBytes());
   const int64_t sample_bytes = std::accumulate(plan.sample_bytes.begin(), plan.sample_bytes.end(), int64_t{0});
   // Who reads each unit (unit_readers.h): one reduction of every rank's marks over the region's
   // units (linear in units, independent of the rank count). A rank marks the units of its boxes
-  // with its rank, or as shared when it does not read units of its own (owner_reads off, or fewer
-  // aggregators than ranks asked for: then only the aggregators read files).
-  const int32_t mark = options_.owner_reads && aggregators == ranks ? rank_ : kSharedUnit;
+  // with its rank, or as shared when no rank reads units of its own (owner_reads off on some rank,
+  // or fewer aggregators than ranks asked for: then only the aggregators read files). Every rank
+  // decides the same from agreed choices and reduced marks, so the collective steps below match.
+  const int32_t mark = choices.owner_reads && aggregators == ranks ? rank_ : kSharedUnit;
   std::vector<uint64_t> region_blocks;
   const BlockLayout& layout = PlanLayout(region, level, aggregators, region_blocks);
   UnitMarks marks = MarkUnits(layout, std::move(region_blocks), clipped, level, mark);
   const auto min_own_units = [&](const BlockLayout& units) {
     const int64_t unit_bytes = units.samples_per_block() * sample_bytes;
-    return (owner_min_bytes + unit_bytes - 1) / unit_bytes;
+    return (choices.owner_min_bytes + unit_bytes - 1) / unit_bytes;
   };
   UnitSplit split = SplitUnits(marks.region_blocks, marks.readers, ranks, rank_, min_own_units(*marks.units));
+  const auto every_field = [&](auto&& predicate) {
+    return std::all_of(fields.begin(), fields.end(), [&](int f) { return predicate(header_.fields[static_cast<size_t>(f)]); });
+  };
+  // Of a compressed block every reader decodes all of it, so only raw fields are cut finer.
+  const bool raw = every_field(StoresRawBlocks);
+  const auto needed_units = [](const UnitMarks& m) {
+    return std::count_if(m.readers.begin(), m.readers.end(), [](int32_t r) { return r != kNoReader; });
+  };
+  const auto shared_units = [](const UnitMarks& m) {
+    return std::count_if(m.readers.begin(), m.readers.end(), [](int32_t r) { return r == kSharedUnit; });
+  };
   // A small read with a shared part goes wholly through the window for the disk's sake
   // (unit_readers.h). When every rank finds the files of the units it needs in the page cache there
   // is no disk to spare: each rank then reads its own units, which saves the window's second pass
   // over memory, with the units cut finer where that makes more of them some rank's own
-  // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache"). Of a
-  // compressed block every reader decodes all of it, so only raw fields are cut finer.
-  const bool raw = std::all_of(fields.begin(), fields.end(),
-                               [&](int f) { return StoresRawBlocks(header_.fields[static_cast<size_t>(f)]); });
+  // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache").
   if (!split.any_own && mark != kSharedUnit && FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
     UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
     UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
     // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
     // round for it costs more in synchronisation than those duplicate reads from the cache.
-    const int64_t needed =
-        std::count_if(fine.readers.begin(), fine.readers.end(), [](int32_t r) { return r != kNoReader; });
-    if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed) {
+    if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed_units(fine)) {
       cached.own = AllUnitsOf(fine.box_blocks);
       cached.shared.clear();
     }
     if (cached.any_own) {
       marks = std::move(fine);
       split = std::move(cached);
+    }
+  }
+  // Otherwise, when (raw units cut finer where that helps) nearly every unit is one rank's, the
+  // window holds the units in hz order as the files keep them: the aggregators read their
+  // contiguous ranges of the files straight into it without permuting, and each rank places its
+  // units from there (HzUnitPlacer: mostly scattered straight into its boxes). The disk keeps its
+  // large in-order reads and the samples take two passes over memory instead of three (RESULTS.md,
+  // "an hz-ordered window").
+  if (!split.any_own && mark != kSharedUnit && every_field([](const Field& f) { return f.hz_layout; })) {
+    UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
+    if (shared_units(fine) * kSmallSharedPart <= needed_units(fine)) {
+      plan.hz_window = true;
+      marks = std::move(fine);
+      split = UnitSplit{};  // every needed unit through the window
+      for (size_t i = 0; i < marks.region_blocks.size(); ++i)
+        if (marks.readers[i] != kNoReader) split.shared.push_back(marks.region_blocks[i]);
     }
   }
   plan.units = marks.units;
@@ -223,15 +252,18 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   // into kOverlapRounds rounds all the same, so that its reads have an exchange to hide behind.
   constexpr int64_t kOverlapMinBytes = int64_t{16} << 20, kOverlapRounds = 4;
   if (blocks.empty()) return plan;  // every needed unit is read by its own rank: no rounds
-  plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, overlap ? budget / 2 : budget);
+  const bool overlap = choices.overlap, whole = plan.hz_window;
+  const int64_t budget = choices.budget;
+  plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, overlap ? budget / 2 : budget, whole);
   if (overlap && plan.rounds.size() == 1) {
     const int64_t need = plan.rounds.front().MaxAggregatorSamples() * sample_bytes;
     if (need >= kOverlapMinBytes)
-      plan.rounds = PlanRounds(*plan.units, blocks, aggregators, sample_bytes, (need + kOverlapRounds - 1) / kOverlapRounds);
+      plan.rounds =
+          PlanRounds(*plan.units, blocks, aggregators, sample_bytes, (need + kOverlapRounds - 1) / kOverlapRounds, whole);
   }
   plan.overlap = overlap && plan.rounds.size() > 1;
   if (overlap && !plan.overlap)  // one round after all: the whole budget is its
-    plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget);
+    plan.rounds = PlanRounds(*plan.units, std::move(blocks), aggregators, sample_bytes, budget, whole);
   for (const ReadPlan& round : plan.rounds)
     plan.round_bytes = std::max(plan.round_bytes, round.MaxAggregatorSamples() * sample_bytes);
   return plan;
@@ -286,6 +318,17 @@ std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePla
           AxisCopy copy[kMaxDims];
           const Grid g = plan.units->BlockGrid(id);
           if (!PlanGridCopy(g, results[k][bi].grid, clipped[bi], copy)) continue;
+          if (plan.hz_window) {  // the whole unit, hz-ordered, from the one aggregator holding it
+            const int64_t agg = r.AggregatorOfSlab(index * bs);
+            const int target = AggregatorRank(agg, r.aggregators, ranks);
+            Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr, id};
+            f.displacement = plan.Offset(round, agg, k) + (index * bs - r.Range(agg).begin) * sb;
+            f.bytes = UnitSamplesNeeded(*plan.units, id, plan.level) * sb;
+            if (const uint8_t* part = window.Direct(target)) f.direct = part + f.displacement;
+            else arena_bytes += f.bytes;
+            fetches.push_back(f);
+            continue;
+          }
           const int64_t slab = r.slab[static_cast<size_t>(index)];
           const AxisCopy whole = copy[outer];
           // The selected slabs, cut where the holding aggregator changes.
@@ -296,7 +339,7 @@ std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePla
             int64_t m1 = m0 + 1;
             while (m1 < whole.count && owner(m1) == agg) ++m1;
             const int target = AggregatorRank(agg, r.aggregators, ranks);
-            Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr};
+            Fetch f{k, bi, {}, g.count, target, 0, 0, arena_bytes, nullptr, id};
             std::copy(std::begin(copy), std::end(copy), std::begin(f.plan));
             const int64_t first = slab_of(m0), last = slab_of(m1 - 1);
             f.count[outer] = last - first + 1;
@@ -321,7 +364,7 @@ std::vector<ParallelReader::Fetch> ParallelReader::PlanFetches(const TwoPhasePla
 
 PooledBuffer ParallelReader::ExchangeRound(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches,
                                            AggregationWindow& window, std::vector<std::vector<Target>>& results,
-                                           std::exception_ptr& error) {
+                                           HzUnitPlacer& placer, std::exception_ptr& error) {
   const double t0 = MPI_Wtime();
   PooledBuffer arena;
   if (!error) {
@@ -347,28 +390,33 @@ PooledBuffer ParallelReader::ExchangeRound(const TwoPhasePlan& plan, const std::
   if (!error) {  // before the closing fence: an aggregator may reuse its part right after it
     const double t1 = MPI_Wtime();
     for (const Fetch& f : fetches)
-      if (f.direct) Place(plan, f, f.direct, results);
+      if (f.direct) Place(plan, f, f.direct, results, placer);
     placing = MPI_Wtime() - t1;
   }
   window.Fence(MPI_MODE_NOSUCCEED);  // closes it: every get is complete
   stats_.local.aggregate += MPI_Wtime() - t0 - placing;
-  stats_.local.restructure += placing;
+  (plan.hz_window ? stats_.local.hz : stats_.local.restructure) += placing;  // from hz order: the layout
   return arena;
 }
 
 void ParallelReader::PlaceFetched(const TwoPhasePlan& plan, const std::vector<Fetch>& fetches, const PooledBuffer& arena,
-                                  std::vector<std::vector<Target>>& results, const std::exception_ptr& error) {
+                                  std::vector<std::vector<Target>>& results, HzUnitPlacer& placer,
+                                  const std::exception_ptr& error) {
   const double t0 = MPI_Wtime();
   if (!error)
     for (const Fetch& f : fetches)
-      if (!f.direct) Place(plan, f, arena.data() + f.at, results);
-  stats_.local.restructure += MPI_Wtime() - t0;
+      if (!f.direct) Place(plan, f, arena.data() + f.at, results, placer);
+  (plan.hz_window ? stats_.local.hz : stats_.local.restructure) += MPI_Wtime() - t0;
 }
 
 void ParallelReader::Place(const TwoPhasePlan& plan, const Fetch& f, const uint8_t* src,
-                           std::vector<std::vector<Target>>& results) const {
-  CopyPlanned(src, f.count, results[f.field][f.box].data, results[f.field][f.box].grid.count, f.plan, header_.dims(),
-              plan.sample_bytes[f.field], plan.stream);
+                           std::vector<std::vector<Target>>& results, HzUnitPlacer& placer) const {
+  Target& result = results[f.field][f.box];
+  if (plan.hz_window)
+    placer.Place(f.unit, src, plan.sample_bytes[f.field], result.grid, result.data, (*plan.clipped)[f.box], plan.stream);
+  else
+    CopyPlanned(src, f.count, result.data, result.grid.count, f.plan, header_.dims(), plan.sample_bytes[f.field],
+                plan.stream);
 }
 
 bool ParallelReader::FilesCached(int64_t time, const BlockLayout& units, const std::vector<uint64_t>& mine) {
@@ -429,8 +477,8 @@ const BlockLayout& ParallelReader::UnitLayout(int bits) {
 }
 
 std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t> blocks, int64_t aggregators,
-                                 int64_t sample_bytes, int64_t budget_bytes) {
-  ReadPlan whole = MakeReadPlan(layout, blocks, aggregators);
+                                 int64_t sample_bytes, int64_t budget_bytes, bool whole_units) {
+  ReadPlan whole = MakeReadPlan(layout, blocks, aggregators, whole_units);
   const int64_t need = whole.MaxAggregatorSamples() * sample_bytes;
   if (need <= budget_bytes || blocks.size() <= 1) return {std::move(whole)};
   // Even rounds of contiguous blocks: each aggregator then holds about need / rounds bytes.
@@ -440,7 +488,7 @@ std::vector<ReadPlan> PlanRounds(const BlockLayout& layout, std::vector<uint64_t
   for (int64_t r = 0; r < count; ++r) {
     const Span part = EvenSplit(n, count, r);
     rounds.push_back(MakeReadPlan(layout, std::vector<uint64_t>(blocks.begin() + part.begin, blocks.begin() + part.end),
-                                  aggregators));
+                                  aggregators, whole_units));
   }
   return rounds;
 }
@@ -465,7 +513,8 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhas
                                                                    int64_t time, int level, uint8_t* window) {
   // This aggregator's samples [span.begin, span.end) of the concatenated decoded blocks, of every
   // field (field after field in its part of the window), decoded straight into place: of a block
-  // the range cuts, only the rows inside it.
+  // the range cuts, only the rows inside it. An hz-ordered window's ranges hold whole units, kept
+  // in hz order.
   ReadIntoWindow result;
   const ReadPlan& r = plan.rounds[round];
   const Span span = r.Range(agg);
@@ -485,7 +534,8 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhas
     }
   }
   ReadBlocksOptions how;
-  how.rows = &rows;
+  how.rows = plan.hz_window ? nullptr : &rows;
+  how.hz_order = plan.hz_window;
   how.uncached = options_.direct_io;
   const BlockReadStats rs = ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, how);
   result.file_bytes = rs.file_bytes;

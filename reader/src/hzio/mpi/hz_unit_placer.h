@@ -1,0 +1,51 @@
+/// Placing hz-ordered units (block_reading.h) into the row-major result boxes of a parallel read:
+/// scattered straight from hz order where a box takes the whole unit (one pass; RESULTS.md, "own
+/// units scattered from hz order straight into the result"), else permuted into a buffer of the
+/// unit's grid and copied from there. Used for a rank's own units and for the units a rank takes
+/// from an hz-ordered aggregation window. The scatter offsets are made once per (level, result
+/// shape) and kept for the read. No MPI.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "hzio/hz/block_layout.h"
+#include "hzio/util/box_copy.h"
+
+namespace hzio::mpi {
+
+class HzUnitPlacer {
+ public:
+  /// Units of `units` holding samples of levels 0..max_level (unit 0 of a coarser query: only
+  /// its first 2^max_level).
+  HzUnitPlacer(const BlockLayout& units, int max_level) : units_(units), max_level_(max_level) {}
+
+  /// How a unit meets a result box (clipped: the box's part inside the dataset).
+  enum class Fit { kNone, kWhole, kPart };
+  struct Scatter {
+    Fit fit = Fit::kNone;
+    uint8_t* first = nullptr;                      // kWhole: where the unit's first sample goes
+    const std::vector<uint32_t>* offsets = nullptr;  // kWhole: per hz sample, relative to `first`
+  };
+  /// kWhole only when the box takes every sample of the unit and the offsets fit (32 bits, and at
+  /// most kMaxOffsetTableBytes of tables for the read); otherwise kPart where they meet.
+  Scatter PlanScatter(uint64_t unit, int64_t sample_bytes, const Grid& result, uint8_t* data, const Box& clipped);
+  /// The scatter PlanScatter planned (kWhole) of the unit's hz samples.
+  void Apply(const Scatter& s, const uint8_t* hz, int64_t sample_bytes) const;
+
+  /// Places the unit's hz samples into the box, whichever way it fits (nothing when it does not
+  /// meet it). `stream`: rows copied with streaming stores (util/stream_copy.h).
+  void Place(uint64_t unit, const uint8_t* hz, int64_t sample_bytes, const Grid& result, uint8_t* data,
+             const Box& clipped, bool stream);
+
+ private:
+  static constexpr int64_t kMaxOffsetTableBytes = int64_t{64} << 20;
+  const BlockLayout& units_;
+  int max_level_;
+  std::map<std::vector<int64_t>, std::vector<uint32_t>> offsets_;  // (level, steps, counts) -> offsets
+  int64_t offset_bytes_ = 0;
+  std::vector<uint8_t> unit_buffer_;  // a unit permuted to its grid, when a box takes part of it
+};
+
+}  // namespace hzio::mpi
