@@ -540,6 +540,42 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
   EXPECT_TRUE(AllRanks(ok)) << "a read of own units differs from the formula or from the windowed read";
 }
 
+// The small restart of the two tests below (the S3D case at 64³ per rank): 2^16-sample blocks over
+// a 64 × 64 × 128 domain whose extra z bit is its finest level, so no block fits a rank's cell.
+SyntheticSpec SmallRestartSpec(const std::string& compression) {
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 128};
+  spec.fields = "p:float32,v:float64[3]";
+  spec.bits_per_block = 16;
+  spec.compression = compression;
+  return spec;
+}
+
+// Fields 0 and 1 of `cell` at maxh, read into poisoned memory (collective).
+struct CellRead {
+  bool ok;      // every rank's samples equal the formula
+  int64_t own;  // bytes of units read by their own rank, over all ranks
+  std::vector<std::vector<uint8_t>> bytes;  // this rank's, per field
+};
+CellRead ReadTwoFieldsOfCell(ParallelReader& reader, const Box& cell) {
+  const IdxHeader& h = reader.header();
+  const Grid grid = reader.ResultGrid(cell, h.maxh());
+  CellRead r{true, 0, {}};
+  std::vector<std::vector<uint8_t*>> out(2);
+  for (int f = 0; f < 2; ++f) {
+    r.bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(grid.NumSamples())), 0xA5);
+    out[static_cast<size_t>(f)].push_back(r.bytes.back().data());
+  }
+  reader.ReadInto({0, 1}, 0, h.maxh(), {cell}, out);
+  for (int f = 0; f < 2; ++f)
+    r.ok = r.ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, grid,
+                                          r.bytes[static_cast<size_t>(f)].data()) < 0;
+  r.ok = AllRanks(r.ok);
+  r.own = reader.stats().local_own_bytes;
+  MPI_Allreduce(MPI_IN_PLACE, &r.own, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return r;
+}
+
 // Blocks larger than the ranks' cells (the S3D case at 64³ per rank: 2^16-sample blocks over a
 // 64 × 64 × 128 domain whose extra z bit is its finest level): no block is any rank's own. Read
 // from the page cache, the units are cut finer so that they are (2^12 samples), and at 2 ranks the
@@ -551,35 +587,16 @@ TEST(ParallelReader, RestartReadsOwnUnitsWithoutTheWindow) {
 TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
   for (const std::string compression : {"raw", "zip"}) {
     ScratchDir dir;
-    SyntheticSpec spec;
-    spec.dims = Point{64, 64, 128};
-    spec.fields = "p:float32,v:float64[3]";
-    spec.bits_per_block = 16;
-    spec.compression = compression;
     const std::string idx = dir.File("s3d/visus.idx");
     const Point grid = DefaultGrid(Ranks(), 3);
-    testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+    testing::WriteSynthetic(MPI_COMM_WORLD, idx, SmallRestartSpec(compression), grid, 1, {});
     ReadOptions windowed;
     windowed.owner_reads = false;
     ParallelReader by_default(MPI_COMM_WORLD, idx), window(MPI_COMM_WORLD, idx, windowed);
-    const IdxHeader& h = by_default.header();
-    const Box cell = GridCell(h.box, grid, Rank());
+    const Box cell = GridCell(by_default.header().box, grid, Rank());
     const auto read = [&](ParallelReader& reader) {
-      std::vector<std::vector<uint8_t>> bytes;
-      std::vector<std::vector<uint8_t*>> out(2);
-      for (int f = 0; f < 2; ++f) {
-        const int64_t samples = reader.ResultGrid(cell, h.maxh()).NumSamples();
-        bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(samples)), 0xA5);
-        out[static_cast<size_t>(f)].push_back(bytes.back().data());
-      }
-      reader.ReadInto({0, 1}, 0, h.maxh(), {cell}, out);
-      bool ok = true;
-      for (int f = 0; f < 2; ++f)
-        ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, reader.ResultGrid(cell, h.maxh()),
-                                          bytes[static_cast<size_t>(f)].data()) < 0;
-      int64_t own = reader.stats().local_own_bytes;  // data_bytes: of all ranks already
-      MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-      return std::make_tuple(AllRanks(ok), own, reader.stats().data_bytes, bytes);
+      CellRead r = ReadTwoFieldsOfCell(reader, cell);
+      return std::make_tuple(r.ok, r.own, reader.stats().data_bytes, std::move(r.bytes));  // data_bytes: of all ranks
     };
     const auto [cached_ok, cached_own, data, cached_bytes] = read(by_default);
     const auto [window_ok, window_own, window_data, window_bytes] = read(window);
@@ -617,35 +634,17 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
 // finer alone), from the page cache and from the disk.
 TEST(ParallelReader, OneRankRefusingOwnerReadsTurnsThemOffForAll) {
   ScratchDir dir;
-  SyntheticSpec spec;
-  spec.dims = Point{64, 64, 128};
-  spec.fields = "p:float32,v:float64[3]";
-  spec.bits_per_block = 16;
   const std::string idx = dir.File("s3d/visus.idx");
   const Point grid = DefaultGrid(Ranks(), 3);
-  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, SmallRestartSpec("raw"), grid, 1, {});
   ReadOptions options;
   options.owner_reads = Rank() != Ranks() - 1;
   ParallelReader reader(MPI_COMM_WORLD, idx, options);
-  const IdxHeader& h = reader.header();
-  const Box cell = GridCell(h.box, grid, Rank());
+  const Box cell = GridCell(reader.header().box, grid, Rank());
   const auto read = [&] {
-    std::vector<std::vector<uint8_t>> bytes;
-    std::vector<std::vector<uint8_t*>> out(2);
-    for (int f = 0; f < 2; ++f) {
-      const int64_t samples = reader.ResultGrid(cell, h.maxh()).NumSamples();
-      bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(samples)), 0xA5);
-      out[static_cast<size_t>(f)].push_back(bytes.back().data());
-    }
-    reader.ReadInto({0, 1}, 0, h.maxh(), {cell}, out);
-    bool ok = true;
-    for (int f = 0; f < 2; ++f)
-      ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, reader.ResultGrid(cell, h.maxh()),
-                                        bytes[static_cast<size_t>(f)].data()) < 0;
-    int64_t own = reader.stats().local_own_bytes;
-    MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    EXPECT_TRUE(AllRanks(ok)) << "a read differs from the formula";
-    EXPECT_EQ(own, 0) << "own units read though a rank said no";
+    const CellRead r = ReadTwoFieldsOfCell(reader, cell);
+    EXPECT_TRUE(r.ok) << "a read differs from the formula";
+    EXPECT_EQ(r.own, 0) << "own units read though a rank said no";
     EXPECT_FALSE(reader.stats().hz_window);
   };
   read();

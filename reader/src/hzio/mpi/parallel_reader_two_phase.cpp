@@ -8,6 +8,7 @@
 #include <future>
 #include <iterator>
 #include <numeric>
+#include <optional>
 
 #include "hzio/codec/codec.h"
 #include "hzio/mpi/block_reading.h"
@@ -213,8 +214,14 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   // is no disk to spare: each rank then reads its own units, which saves the window's second pass
   // over memory, with the units cut finer where that makes more of them some rank's own
   // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache").
+  // The marks with raw units cut finer: made once (a collective step), for either use below.
+  std::optional<UnitMarks> finer;
+  const auto refined = [&]() -> UnitMarks& {
+    if (!finer) finer = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
+    return *finer;
+  };
   if (!split.any_own && mark != kSharedUnit && FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
-    UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
+    UnitMarks& fine = refined();
     UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
     // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
     // round for it costs more in synchronisation than those duplicate reads from the cache.
@@ -234,7 +241,7 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   // large in-order reads and the samples take two passes over memory instead of three (RESULTS.md,
   // "an hz-ordered window").
   if (!split.any_own && mark != kSharedUnit && every_field([](const Field& f) { return f.hz_layout; })) {
-    UnitMarks fine = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
+    UnitMarks& fine = refined();
     if (shared_units(fine) * kSmallSharedPart <= needed_units(fine)) {
       plan.hz_window = true;
       marks = std::move(fine);
