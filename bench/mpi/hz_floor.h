@@ -26,7 +26,7 @@ class HzFloor {
 
  private:
   const S3dCase& case_;
-  std::vector<int64_t> order_;                  // order_[k]: row-major index of the k-th encoded sample
+  std::vector<uint32_t> order_;                 // order_[k]: row-major index of the k-th encoded sample
   std::vector<std::vector<uint8_t>> encoded_;   // per field, pre-touched
 };
 

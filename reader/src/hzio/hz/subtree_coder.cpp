@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hzio/hz/hz_order.h"
+#include "hzio/hz/sample_kernels.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
@@ -13,63 +14,6 @@ namespace {
 
 // A tile's samples (and its offset table) should sit in L1 next to each other: 16 KiB of samples.
 constexpr int64_t kTileBytes = int64_t{16} << 10;
-
-// out[j] = src[table[j]] (gather) and dst[table[j]] = in[j] (scatter) for `kBytes`-byte samples:
-// a constant-size memcpy compiles to plain moves, where a call per sample would cost more than
-// the copy.
-template <size_t kBytes>
-void GatherFixed(uint8_t* out, const uint8_t* src, const uint32_t* table, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) std::memcpy(out + j * kBytes, src + static_cast<size_t>(table[j]) * kBytes, kBytes);
-}
-template <size_t kBytes>
-void ScatterFixed(uint8_t* dst, const uint8_t* in, const uint32_t* table, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) std::memcpy(dst + static_cast<size_t>(table[j]) * kBytes, in + j * kBytes, kBytes);
-}
-
-using Kernel = void (*)(uint8_t*, const uint8_t*, const uint32_t*, int64_t);
-
-template <bool kGather>
-Kernel FixedKernel(int64_t sb) {
-#define HZIO_KERNEL_CASE(n) \
-  case n:                   \
-    return kGather ? GatherFixed<n> : ScatterFixed<n>;
-  switch (sb) {
-    HZIO_KERNEL_CASE(1)
-    HZIO_KERNEL_CASE(2)
-    HZIO_KERNEL_CASE(3)
-    HZIO_KERNEL_CASE(4)
-    HZIO_KERNEL_CASE(6)
-    HZIO_KERNEL_CASE(8)
-    HZIO_KERNEL_CASE(12)
-    HZIO_KERNEL_CASE(16)
-    HZIO_KERNEL_CASE(24)
-    HZIO_KERNEL_CASE(32)
-    HZIO_KERNEL_CASE(40)
-    HZIO_KERNEL_CASE(48)
-    HZIO_KERNEL_CASE(56)
-    HZIO_KERNEL_CASE(64)
-    HZIO_KERNEL_CASE(72)
-    HZIO_KERNEL_CASE(80)
-    HZIO_KERNEL_CASE(88)
-    HZIO_KERNEL_CASE(96)
-    HZIO_KERNEL_CASE(128)
-    default:
-      return nullptr;
-  }
-#undef HZIO_KERNEL_CASE
-}
-
-void GatherAny(uint8_t* out, const uint8_t* src, const uint32_t* table, int64_t n, int64_t sb, Kernel k) {
-  if (k) return k(out, src, table, n);
-  for (int64_t j = 0; j < n; ++j)
-    std::memcpy(out + j * sb, src + static_cast<size_t>(table[j]) * static_cast<size_t>(sb), static_cast<size_t>(sb));
-}
-
-void ScatterAny(uint8_t* dst, const uint8_t* in, const uint32_t* table, int64_t n, int64_t sb, Kernel k) {
-  if (k) return k(dst, in, table, n);
-  for (int64_t j = 0; j < n; ++j)
-    std::memcpy(dst + static_cast<size_t>(table[j]) * static_cast<size_t>(sb), in + j * sb, static_cast<size_t>(sb));
-}
 
 // Asks for the cache lines of a tile's rows ahead of use: a tile's samples are gathered (scattered)
 // in Z order across all its rows at once, which no hardware prefetcher predicts, so without this
@@ -279,7 +223,7 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
                           const HzRange& range) const {
   const int k = tile_bits_;
   const int64_t sb = sample_bytes_;
-  const Kernel kernel = FixedKernel<true>(sb);
+  const SampleKernel kernel = GatherKernel(sb);
   const uint64_t z = SubtreeZ(origin);
   if (!Meets(z, range)) return;
   std::vector<Cursor> cursors = LevelCursors(z);
@@ -310,7 +254,7 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
       }
       const uint32_t* table = tile_table_.data() + n;
       cursors[static_cast<size_t>(t)].Take(n, sb, sink, range, [&](uint8_t* out, int64_t m, int64_t first) {
-        GatherAny(out, src, table + first, m, sb, kernel);
+        Gather(out, src, table + first, m, sb, kernel);
       });
     }
   });
@@ -330,7 +274,7 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
 void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& clip, const RunResolver& source) const {
   const int k = tile_bits_, n = bitmask_.dims();
   const int64_t sb = sample_bytes_;
-  const Kernel kernel = FixedKernel<false>(sb);
+  const SampleKernel kernel = ScatterKernel(sb);
   const uint64_t z = SubtreeZ(origin);
   Cursor root{RootHz(z), 1};
   root.Take(1, sb, source, HzRange{}, [&](uint8_t* in, int64_t, int64_t) {
@@ -354,7 +298,7 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
       const uint32_t* table = tile_table_.data() + count;
       cursors[static_cast<size_t>(t)].Take(count, sb, source, HzRange{}, [&](uint8_t* in, int64_t m, int64_t first) {
         if (!any) return;
-        if (!partial) return ScatterAny(dst, in, table + first, m, sb, kernel);
+        if (!partial) return Scatter(dst, in, table + first, m, sb, kernel);
         for (int64_t j = 0; j < m; ++j) {  // a tile across the clip's border: sample by sample
           const uint16_t* local = tile_points_.data() + static_cast<size_t>(count + first + j) * static_cast<size_t>(n);
           Point p = tile_origin;

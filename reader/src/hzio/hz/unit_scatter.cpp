@@ -2,33 +2,12 @@
 
 #include <cstring>
 
+#include "hzio/hz/sample_kernels.h"
+
 namespace hzio {
 
-namespace {
-
-template <class Word>
-void ScatterWords(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, int64_t n, int64_t words) {
-  Word* o = reinterpret_cast<Word*>(dst);
-  const Word* i = reinterpret_cast<const Word*>(src);
-  if (words == 1) {
-    for (int64_t h = 0; h < n; ++h) std::memcpy(o + offsets[h], i + h, sizeof(Word));
-    return;
-  }
-  // Vector samples: a word loop (a memcpy call of a variable size per sample cost more).
-  for (int64_t h = 0; h < n; ++h) {
-    Word* to = o + static_cast<int64_t>(offsets[h]) * words;
-    const Word* from = i + h * words;
-    for (int64_t w = 0; w < words; ++w) std::memcpy(to + w, from + w, sizeof(Word));
-  }
-}
-
-}  // namespace
-
 void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, int64_t n, int64_t sb) {
-  if (sb % 8 == 0) return ScatterWords<uint64_t>(dst, src, offsets, n, sb / 8);
-  if (sb % 4 == 0) return ScatterWords<uint32_t>(dst, src, offsets, n, sb / 4);
-  if (sb % 2 == 0) return ScatterWords<uint16_t>(dst, src, offsets, n, sb / 2);
-  ScatterWords<uint8_t>(dst, src, offsets, n, sb);
+  Scatter(dst, src, offsets, n, sb, ScatterKernel(sb, Reach::kFar));
 }
 
 std::vector<uint32_t> BlockScatterOffsets(const BlockLayout& layout, int level, const Point& dst_step,
