@@ -360,10 +360,13 @@ void RunRead(const Options& o, const S3dCase& c) {
   overlap.overlap = true;
   if (!o.only.empty())  // the A/B of the overlapped rounds, asked for by name only
     methods.push_back({"hzio two-phase overlap", [&](auto* out) { return HzioRead(c, hz, overlap, -1, out, nullptr); }});
-  // O_DIRECT reads of the aggregators' pieces, alone and with the overlapped rounds (by name only).
-  hzio::mpi::ReadOptions direct = two_phase, direct_overlap = overlap;
-  direct.direct_io = direct_overlap.direct_io = true;
+  // Every piece read past the page cache, alone and with the overlapped rounds, and every piece
+  // buffered: the A/B of the default (direct where a file is not cached), by name only.
+  hzio::mpi::ReadOptions direct = two_phase, direct_overlap = overlap, buffered = two_phase;
+  direct.direct_reads = direct_overlap.direct_reads = hzio::DirectReads::kAlways;
+  buffered.direct_reads = hzio::DirectReads::kNever;
   if (!o.only.empty()) {
+    methods.push_back({"hzio two-phase buffered", [&](auto* out) { return HzioRead(c, hz, buffered, -1, out, nullptr); }});
     methods.push_back({"hzio two-phase direct", [&](auto* out) { return HzioRead(c, hz, direct, -1, out, nullptr); }});
     methods.push_back(
         {"hzio two-phase direct overlap", [&](auto* out) { return HzioRead(c, hz, direct_overlap, -1, out, nullptr); }});

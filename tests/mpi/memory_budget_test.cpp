@@ -296,7 +296,7 @@ void ExpectReaderRoundsReadTheSameSamples(const std::string& compression) {
   one_after_the_other.overlap = false;
   ParallelReader sequential(MPI_COMM_WORLD, idx, one_after_the_other);
   ReadOptions direct = small;  // O_DIRECT pieces (buffered where the file system refuses them)
-  direct.direct_io = true;
+  direct.direct_reads = DirectReads::kAlways;
   ParallelReader uncached(MPI_COMM_WORLD, idx, direct);
   int64_t direct_bytes = 0;
   const IdxHeader& h = whole.header();
@@ -359,7 +359,7 @@ TEST(MemoryBudget, ReaderRoundsReadTheSameSamplesOfCompressedBlocks) { ExpectRea
 // while the reads of later rounds run on the I/O thread beside the exchange: every rank reports the
 // same error naming the file (kNotFound, kCorrupt), in the overlapped reader (every unit through
 // the window) and in the sequential one (a rank's own units first), with buffered and with O_DIRECT
-// reads (ReadOptions::direct_io).
+// reads (ReadOptions::direct_reads).
 TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   ScratchDir dir;
   SyntheticSpec spec;
@@ -380,7 +380,7 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
     options.memory_budget = 16 << 10;
     options.overlap = overlap;
     options.owner_reads = !overlap;  // overlapped: every unit through the window; else own units first
-    options.direct_io = direct;
+    options.direct_reads = direct ? DirectReads::kAlways : DirectReads::kNever;
     ParallelReader reader(MPI_COMM_WORLD, idx, options);
     (void)reader.Read(1, 0, -1, mine);
     if (stats) *stats = reader.stats();
@@ -441,7 +441,7 @@ TEST(MemoryBudget, DirectReadsOfFilesOfSeveralPiecesReadTheFormula) {
         ReadOptions options;
         options.overlap = overlap;
         options.owner_reads = !overlap;  // overlapped: every unit through the window; else own units
-        options.direct_io = direct;
+        options.direct_reads = direct ? DirectReads::kAlways : DirectReads::kNever;
         options.memory_budget = 8 << 20;  // rounds (overlapped: halves of it)
         ParallelReader reader(MPI_COMM_WORLD, idx, options);
         for (int f = 0; f < 2; ++f) {

@@ -3,7 +3,9 @@
 // both modes; aggregators stay balanced at every level; OpenVisus-written datasets read correctly;
 // missing and corrupt files give the same error on every rank.
 #include <gtest/gtest.h>
+#include <linux/magic.h>
 #include <mpi.h>
+#include <sys/vfs.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -649,6 +651,55 @@ TEST(ParallelReader, OneRankRefusingOwnerReadsTurnsThemOffForAll) {
   };
   read();
   if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) read();
+}
+
+// By default (DirectReads::kWhenUncached) a rank reads a file past the page cache only when most of
+// what it reads there is not cached: a read of files just written is buffered, the same read from
+// the disk comes with O_DIRECT (on ext4; file systems that refuse it fall back to buffered reads),
+// kNever keeps it buffered and kAlways goes direct even from the cache. Every read equals the formula,
+// both the own-unit path (a whole restart) and the window's (a small one, hz-ordered when cold).
+TEST(ParallelReader, ReadsFilesPastThePageCacheWhenTheyAreNotInIt) {
+  for (const bool small : {false, true}) {
+    ScratchDir dir;
+    const std::string idx = dir.File("restart/visus.idx");
+    const Point grid = DefaultGrid(Ranks(), 3);
+    SyntheticSpec spec = SmallRestartSpec("raw");
+    if (!small) spec.dims = Point{128, 128, 64};  // 2^16-sample blocks each a rank's own (own units)
+    testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+    ReadOptions never, always;
+    never.direct_reads = DirectReads::kNever;
+    always.direct_reads = DirectReads::kAlways;
+    ParallelReader by_default(MPI_COMM_WORLD, idx), buffered(MPI_COMM_WORLD, idx, never),
+        direct(MPI_COMM_WORLD, idx, always);
+    const Box cell = GridCell(by_default.header().box, grid, Rank());
+    // Whether every rank's read equals the formula, and the bytes read past the page cache by all.
+    const auto read = [&](ParallelReader& reader) {
+      const CellRead r = ReadTwoFieldsOfCell(reader, cell);
+      int64_t direct_bytes = reader.stats().local_direct_bytes;
+      MPI_Allreduce(MPI_IN_PLACE, &direct_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      return std::make_pair(r.ok, direct_bytes);
+    };
+    struct statfs fs {};
+    const bool ext4 = ::statfs(dir.path().c_str(), &fs) == 0 && fs.f_type == EXT4_SUPER_MAGIC;
+    const auto [cached_ok, cached_direct] = read(by_default);
+    EXPECT_TRUE(cached_ok) << "small " << small << ": a read from the page cache differs from the formula";
+    EXPECT_EQ(cached_direct, 0) << "small " << small << ": files in the page cache were read past it";
+    const auto [forced_ok, forced_direct] = read(direct);
+    EXPECT_TRUE(forced_ok) << "small " << small << ": a direct read differs from the formula";
+    if (ext4) {
+      EXPECT_GT(forced_direct, 0) << "small " << small << ": kAlways read nothing past the page cache";
+    }
+    if (!testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) continue;
+    const auto [cold_ok, cold_direct] = read(by_default);
+    EXPECT_TRUE(cold_ok) << "small " << small << ": a read from the disk differs from the formula";
+    if (ext4) {
+      EXPECT_GE(cold_direct, by_default.stats().data_bytes / 2) << "small " << small << ": cold files read buffered";
+    }
+    ASSERT_TRUE(testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path()));
+    const auto [never_ok, never_direct] = read(buffered);
+    EXPECT_TRUE(never_ok) << "small " << small << ": a buffered read from the disk differs from the formula";
+    EXPECT_EQ(never_direct, 0) << "small " << small << ": kNever read past the page cache";
+  }
 }
 
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the

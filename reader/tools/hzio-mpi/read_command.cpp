@@ -104,7 +104,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget",
                    "results-budget"},
-                  {"verify", "json", "overlap", "direct-io", "no-owner-reads"});
+                  {"verify", "json", "overlap", "direct-io", "no-direct-io", "no-owner-reads"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
   Check(mode == "two-phase" || mode == "one-phase", ErrorCode::kInvalidArgument,
@@ -114,7 +114,10 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   options.aggregators = args.GetInt("aggregators", 0);
   if (args.Has("memory-budget")) options.memory_budget = ParseByteSize(args.Get("memory-budget"), "--memory-budget");
   options.overlap = args.Has("overlap");
-  options.direct_io = args.Has("direct-io");
+  Check(!(args.Has("direct-io") && args.Has("no-direct-io")), ErrorCode::kInvalidArgument,
+        "--direct-io and --no-direct-io contradict each other");
+  if (args.Has("direct-io")) options.direct_reads = DirectReads::kAlways;
+  if (args.Has("no-direct-io")) options.direct_reads = DirectReads::kNever;
   options.owner_reads = !args.Has("no-owner-reads");
   const int64_t results_budget =
       args.Has("results-budget") ? ParseByteSize(args.Get("results-budget"), "--results-budget") : kResultsBudget;

@@ -43,7 +43,7 @@ bool ExpectRangesRead(const ReadFile& f, const std::vector<uint8_t>& bytes) {
                         {5000, (1u << 20) + 7, (1u << 20) + 7}, {size - 10, 10, 10}, {size - 10, 100, 10},
                         {size + 5000, 10, 0},      {8192, 0, 0}};
   bool all_direct = true;
-  std::vector<uint8_t> staging;
+  LargeAllocation staging;
   for (const Case& c : cases) {
     uint64_t got = 12345;
     bool direct = false;
@@ -74,7 +74,7 @@ TEST(ReadUncached, FileSystemsWithoutDirectIoFallBackToBuffered) {
   std::vector<uint8_t> buffered(4096);
   buffered.resize(static_cast<size_t>(f->ReadUpTo(0, buffered.size(), buffered.data())));
   ASSERT_GT(buffered.size(), 10u);
-  std::vector<uint8_t> staging;
+  LargeAllocation staging;
   uint64_t got = 0;
   bool direct = true;
   const uint8_t* p = f->ReadUncached(3, 4000, staging, got, &direct);
@@ -105,7 +105,7 @@ TEST(ReadUncached, ReadsTheOpenedFileAfterAnotherIsRenamedOverIt) {
   ASSERT_TRUE(f);
   testing::WriteBytes(dir.File("g.bin"), new_bytes);
   std::filesystem::rename(dir.File("g.bin"), dir.File("f.bin"));
-  std::vector<uint8_t> staging;
+  LargeAllocation staging;
   uint64_t got = 0;
   const uint8_t* p = f->ReadUncached(100, 50000, staging, got);
   ASSERT_EQ(got, 50000u);

@@ -122,7 +122,7 @@ void ClassicBlockSource::ReadRange(const FileTable& table, uint64_t offset, uint
 }
 
 const uint8_t* ClassicBlockSource::ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size,
-                                                     std::vector<uint8_t>& staging, bool* direct) const {
+                                                     LargeAllocation& staging, bool* direct) const {
   uint64_t got = 0;
   const uint8_t* bytes = table.file->ReadUncached(offset, size, staging, got, direct);
   if (got != size) ThrowShort(table.path);

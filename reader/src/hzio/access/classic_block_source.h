@@ -73,7 +73,7 @@ class ClassicBlockSource : public BlockSource {
   void ReadRange(const FileTable& table, uint64_t offset, uint64_t size, uint8_t* out) const;
   /// The same bytes read past the page cache where the file system allows it (O_DIRECT into
   /// `staging`, ReadFile::ReadUncached): returns where they start in `staging`.
-  const uint8_t* ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size, std::vector<uint8_t>& staging,
+  const uint8_t* ReadRangeUncached(const FileTable& table, uint64_t offset, uint64_t size, LargeAllocation& staging,
                                    bool* direct = nullptr) const;
   /// Whether the `.idx` is no longer the one this source was opened with.
   bool Changed() const;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "hzio/codec/codec.h"
+#include "hzio/hz/sample_kernels.h"
 #include "hzio/hz/unit_scatter.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
@@ -90,31 +91,9 @@ void CopyPlanned(const uint8_t* src, const Point& src_count, uint8_t* dst, const
 
 namespace {
 
-// out[r] = in[table[r]] for samples of `sb` bytes; typed copies for the common sizes.
-template <class Word>
-void PermuteWords(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t words, Span rows) {
-  Word* o = reinterpret_cast<Word*>(out);
-  const Word* i = reinterpret_cast<const Word*>(in);
-  const uint32_t* t = table.data() + rows.begin;
-  const int64_t n = rows.size();
-  if (words == 1) {
-    for (int64_t r = 0; r < n; ++r) std::memcpy(o + r, i + t[r], sizeof(Word));
-    return;
-  }
-  // Vector samples: a word loop (a memcpy call of a variable size per sample cost more).
-  for (int64_t r = 0; r < n; ++r) {
-    Word* dst = o + r * words;
-    const Word* src = i + static_cast<int64_t>(t[r]) * words;
-    for (int64_t w = 0; w < words; ++w) std::memcpy(dst + w, src + w, sizeof(Word));
-  }
-}
-
 // out[r - rows.begin] = in[table[r]] for the row-major indices r of `rows`.
 void Permute(uint8_t* out, const uint8_t* in, const std::vector<uint32_t>& table, int64_t sb, Span rows) {
-  if (sb % 8 == 0) return PermuteWords<uint64_t>(out, in, table, sb / 8, rows);
-  if (sb % 4 == 0) return PermuteWords<uint32_t>(out, in, table, sb / 4, rows);
-  if (sb % 2 == 0) return PermuteWords<uint16_t>(out, in, table, sb / 2, rows);
-  PermuteWords<uint8_t>(out, in, table, sb, rows);
+  Gather(out, in, table.data() + rows.begin, rows.size(), sb, GatherKernel(sb));
 }
 
 // Permutes only the samples of levels 0..level of hz-ordered block 0 (its first 2^level hz
@@ -174,7 +153,7 @@ void CopyUnitRows(const BlockLayout& file_layout, uint64_t fb, const BlockLayout
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
 thread_local std::vector<uint8_t> scratch_buffers[3];  // a decoded file block, a piece, a unit handed to a sink
-thread_local std::vector<uint8_t> uncached_staging[2];  // ReadBlocks(uncached): a piece placed, the next read
+thread_local LargeAllocation uncached_staging[2];  // ReadBlocks(uncached): a piece placed, the next read
 
 std::vector<uint8_t>& Scratch(int which, size_t bytes) {
   std::vector<uint8_t>& b = scratch_buffers[which];
@@ -185,8 +164,8 @@ std::vector<uint8_t>& Scratch(int which, size_t bytes) {
 void TrimScratch() {
   for (std::vector<uint8_t>& b : scratch_buffers)
     if (b.size() > kKeepScratch) std::vector<uint8_t>().swap(b);
-  for (std::vector<uint8_t>& b : uncached_staging)
-    if (b.size() > kKeepScratch) std::vector<uint8_t>().swap(b);
+  for (LargeAllocation& b : uncached_staging)
+    if (b.size() > kKeepScratch) b = LargeAllocation();
 }
 
 // What a read of `units` of one field takes from each block file (see ReadBlocks).
@@ -306,6 +285,26 @@ constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 // cache costs more than the extra read call.
 constexpr uint64_t kSkipGapBytes = uint64_t{128} << 10;
 
+// Whether a file's wanted bytes (`wants`, by offset) are read past the page cache
+// (ReadBlocksOptions::direct). kWhenUncached asks the page cache about a sample of them, up to
+// kProbes windows at wants spread over the list: direct when less than half of it is cached.
+bool ReadsDirect(DirectReads how, const ReadFile& file, const std::vector<std::pair<size_t, Want>>& wants) {
+  if (how != DirectReads::kWhenUncached || wants.empty()) return how == DirectReads::kAlways;
+  constexpr size_t kProbes = 32;
+  constexpr uint64_t kWindow = uint64_t{64} << 10;
+  std::vector<std::pair<uint64_t, uint64_t>> probes;  // disjoint, ascending (CachedBytes)
+  uint64_t asked = 0, end = 0;
+  const size_t step = std::max<size_t>(1, wants.size() / kProbes);
+  for (size_t a = 0; a < wants.size(); a += step) {
+    const Want& w = wants[a].second;
+    if (w.offset < end) continue;  // the units of one block share their bytes
+    probes.emplace_back(w.offset, std::min(w.size, kWindow));
+    asked += probes.back().second;
+    end = w.offset + probes.back().second;
+  }
+  return 2 * file.CachedBytes(probes) < asked;
+}
+
 }  // namespace
 
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
@@ -378,7 +377,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     // Kept in hz order, buffered, raw hz units that follow each other both in the file and at
     // their targets are read straight into place, one read per such run (the kernel copy is their
     // only pass over memory); the others go the way below.
-    if (hz_order && !options.uncached) {
+    const bool uncached = ReadsDirect(options.direct, *file->file, wants);
+    if (hz_order && !uncached) {
       std::vector<std::pair<size_t, Want>> rest;
       for (size_t a = 0; a < wants.size();) {
         const auto& [t, first] = wants[a];
@@ -430,7 +430,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint8_t* bytes;
       bool direct;
     };
-    const auto read_uncached = [&source, &file](const Piece& p, std::vector<uint8_t>& staging) {
+    const auto read_uncached = [&source, &file](const Piece& p, LargeAllocation& staging) {
       bool direct = false;
       const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
       return Uncached{bytes, direct};
@@ -443,7 +443,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint64_t lo = piece.lo, hi = piece.hi;
       const uint8_t* span = nullptr;
       const bool one_read = piece.one_read;
-      if (one_read && options.uncached) {
+      if (one_read && uncached) {
         const Uncached got = ahead.valid() ? ahead.get() : read_uncached(piece, uncached_staging[staging]);
         span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);

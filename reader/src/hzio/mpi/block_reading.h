@@ -41,7 +41,7 @@ using HzSink = std::function<bool(size_t target, size_t index, const uint8_t* hz
 /// How ReadBlocks reads and where its units go (see there).
 struct ReadBlocksOptions {
   const std::vector<Span>* rows = nullptr;  // per block, the row-major samples wanted (default: all)
-  bool uncached = false;                    // past the page cache where the file system allows it
+  DirectReads direct = DirectReads::kNever;  // payload pieces past the page cache (decided per file)
   const BlockSink* sink = nullptr;          // units handed over one by one instead of stored at `out`
   const HzSink* hz_sink = nullptr;          // with a sink: offered whole hz-ordered units first
   bool hz_order = false;                    // units stored at `out` in hz order, not permuted (see ReadBlocks)
@@ -60,8 +60,11 @@ struct ReadBlocksOptions {
 /// hold one of the blocks but does not exist is an error (kNotFound naming the file); a corrupt
 /// table or payload is always kCorrupt naming it. Only samples of levels 0..max_level are needed:
 /// of block 0 (levels 0..its bits) just those are read (raw) and placed; the rest of its grid is
-/// left as it was. With `uncached`, the pieces of a file are read past the page cache where the
-/// file system allows it (O_DIRECT, ClassicBlockSource::ReadRangeUncached; buffered elsewhere).
+/// left as it was. With `direct` (kAlways, or kWhenUncached for a file whose wanted bytes are
+/// mostly not in the page cache: a sample of them asked with ReadFile::CachedBytes), the pieces of
+/// a file are read past the page cache where the file system allows it (O_DIRECT into huge-page
+/// staging, ClassicBlockSource::ReadRangeUncached; buffered elsewhere), the next piece's read in
+/// flight while one is placed.
 /// With a `sink`, the targets' `out` are not used: each unit is decoded into a buffer of one unit
 /// and handed to the sink, so a caller can place it while it is in the caches; with an `hz_sink`
 /// too, each whole hz-ordered unit is first offered to it in hz order (straight from the file bytes

@@ -85,9 +85,11 @@ struct ReadOptions {
                               // shared part go wholly through the window (faster from the disk here,
                               // bench/mpi/RESULTS.md) unless every rank finds its own units in the page cache
                               // (then, for raw fields, with blocks cut finer where that makes units own)
-  bool direct_io = false;     // two-phase: aggregators read their files' pieces past the page cache (O_DIRECT,
-                              // buffered where the file system refuses it), leaving the CPU the copy out of the
-                              // cache costs (bench/mpi/RESULTS.md, "O_DIRECT reads"); this rank's reads only.
+  DirectReads direct_reads = DirectReads::kWhenUncached;  // two-phase: whether this rank reads its files' pieces
+                              // past the page cache (O_DIRECT into huge-page staging, buffered where the file
+                              // system refuses it). By default per file, when most of what it reads there is not
+                              // cached: a cold restart then gets the disk's speed without the CPU's copy out of
+                              // the cache (bench/mpi/RESULTS.md, "direct reads from huge pages"); this rank only.
 };
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.

@@ -67,7 +67,7 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
     return true;
   };
   ReadBlocksOptions how;
-  how.uncached = options_.direct_io;
+  how.direct = options_.direct_reads;
   how.sink = &place;
   how.hz_sink = &scatter;
   const BlockReadStats read =

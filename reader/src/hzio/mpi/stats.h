@@ -41,7 +41,7 @@ struct IoStats {
                                                 // (ReadOptions::overlap)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   int64_t local_direct_bytes = 0;               // reader: this rank's file bytes read past the page
-                                                // cache (ReadOptions::direct_io)
+                                                // cache (ReadOptions::direct_reads)
   int64_t local_own_bytes = 0;                  // reader: decoded bytes of the units this rank read
                                                 // for itself, not through the window (owner_reads)
   bool hz_window = false;                       // reader: the window held units in hz order, each rank

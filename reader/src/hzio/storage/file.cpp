@@ -142,11 +142,11 @@ int ReadFile::DirectFd() const {
   return direct_fd_;
 }
 
-const uint8_t* ReadFile::ReadUncached(uint64_t offset, uint64_t n, std::vector<uint8_t>& staging, uint64_t& got,
+const uint8_t* ReadFile::ReadUncached(uint64_t offset, uint64_t n, LargeAllocation& staging, uint64_t& got,
                                       bool* direct) const {
   const uint64_t first = offset / kDirectAlign * kDirectAlign;
   const uint64_t span = (offset + n - first + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-  if (staging.size() < span + kDirectAlign) staging.resize(static_cast<size_t>(span + kDirectAlign));
+  if (staging.size() < span + kDirectAlign) staging = LargeAllocation(static_cast<size_t>(span + kDirectAlign));
   const uintptr_t base = reinterpret_cast<uintptr_t>(staging.data());
   uint8_t* const buf = staging.data() + ((kDirectAlign - base % kDirectAlign) % kDirectAlign);
   if (direct) *direct = false;

@@ -15,12 +15,24 @@
 #include <utility>
 #include <vector>
 
+#include "hzio/util/large_allocation.h"
+
 namespace hzio {
 
 /// O_DIRECT alignment of buffers, offsets and lengths, for direct reads (ReadFile::ReadUncached) and
 /// direct writes (block_file_write.h): 4 KiB covers every logical block size in use (512 B and 4 KiB
 /// sectors).
 inline constexpr int64_t kDirectIoAlignment = 4096;
+
+/// Whether a reader's large reads go past the page cache (ReadFile::ReadUncached). Direct reads
+/// into huge-page staging keep this machine's disk at ~2.5 GB/s from one stream with no CPU copy,
+/// where buffered cold reads swing between 0.6 and 2 GB/s; bytes already in the page cache are read
+/// faster buffered (bench/mpi/RESULTS.md, "direct reads from huge pages").
+enum class DirectReads {
+  kWhenUncached,  // per file: direct when less than half of the bytes to read are in the page cache
+  kAlways,        // direct wherever the file system allows it
+  kNever,         // buffered
+};
 
 /// What identifies one version of a file: a file replaced by rename has another inode, one
 /// rewritten in place another size or mtime.
@@ -73,7 +85,7 @@ class ReadFile {
   /// the end of the file). The direct descriptor reopens this file's inode (/proc/self/fd), so
   /// a file renamed over since this one was opened is never read. `*direct` (if given) says
   /// whether the bytes came without the page cache. Throws kIo for an OS error. Thread-safe.
-  const uint8_t* ReadUncached(uint64_t offset, uint64_t n, std::vector<uint8_t>& staging, uint64_t& got,
+  const uint8_t* ReadUncached(uint64_t offset, uint64_t n, LargeAllocation& staging, uint64_t& got,
                               bool* direct = nullptr) const;
 
  private:
