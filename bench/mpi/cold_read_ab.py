@@ -17,13 +17,15 @@ def drop():
 HUGE = 2 << 20
 def buffer(req, huge):
     # An anonymous mapping, huge pages asked for (2 MiB aligned) or refused; faulted in before timing.
-    m = mmap.mmap(-1, req + HUGE)
+    m = mmap.mmap(-1, req + HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # shared would be shmem: no THP
     base = ctypes.addressof(ctypes.c_char.from_buffer(m))
     at = (-base) % HUGE
     view = memoryview(m)[at:at + req]
     if huge: m.madvise(mmap.MADV_HUGEPAGE, at, req)
     else: m.madvise(mmap.MADV_NOHUGEPAGE)
     view[:] = b"\1" * req
+    if huge and not any(l.startswith("AnonHugePages") and l.split()[1] != "0" for l in open("/proc/self/smaps_rollup")):
+        print("  (no huge pages were given: transparent huge pages are off here)")
     return m, view
 def seq(req, direct=False, fadv=0, threads=1, huge=False):
     fd = os.open(path, os.O_RDONLY | (os.O_DIRECT if direct else 0))
