@@ -273,12 +273,12 @@ CachedShare CachedFileBytes(const ClassicBlockSource& source, const BlockLayout&
 namespace {
 
 // A file's bytes are read in pieces of about this size, in file order, each permuted or decoded
-// before the next is read: the reads stay in a small scratch buffer that keeps its pages (one read
-// per file, up to 128 MiB, was faulted in afresh on every call), and the kernel's sequential
-// read-ahead streams the next piece from the device while this one is placed. A cold 2-rank
-// restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per file; asking
-// for more at once (fadvise WILLNEED of a round ahead, several threads, O_DIRECT) was slower on
-// this machine's disk (RESULTS.md, "cold restart read").
+// while the next is read: the reads stay in small buffers that keep their pages (one read per file,
+// up to 128 MiB, was faulted in afresh on every call). Buffered, the kernel's sequential read-ahead
+// streams the next piece; direct, a helper thread reads it into the other huge-page staging buffer.
+// A cold 2-rank restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per
+// file; more requests at once (fadvise WILLNEED of a round ahead, several threads) were slower on
+// this machine's disk (RESULTS.md, "cold restart read", "direct reads from huge pages").
 constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 
 // Within a piece, a gap between wanted bytes this large is skipped: reading it from the page
