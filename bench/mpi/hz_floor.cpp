@@ -1,6 +1,5 @@
 #include "hz_floor.h"
 
-#include <cstring>
 #include <numeric>
 #include <stdexcept>
 

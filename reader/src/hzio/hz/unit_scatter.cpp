@@ -1,7 +1,5 @@
 #include "hzio/hz/unit_scatter.h"
 
-#include <cstring>
-
 #include "hzio/hz/sample_kernels.h"
 
 namespace hzio {

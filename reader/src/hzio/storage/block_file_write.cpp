@@ -92,12 +92,6 @@ class Concatenation {
   int64_t total_ = 0;
 };
 
-// Cuts `fd` back to `size` (a direct write's last block is padded). Returns true.
-bool Truncate(int fd, int64_t size, const std::string& path) {
-  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) throw OsError(path, "cannot set the size of");
-  return true;
-}
-
 // The helpers of direct writes: threads that mostly wait for the device, so they are apart from
 // the encoding pool (ThreadPool::Shared) and never take its cores from it for long.
 ThreadPool& DirectWriteLanes() {
@@ -147,14 +141,17 @@ bool WriteDirect(int fd, const std::vector<ByteSpan>& pieces, const std::string&
   const int64_t chunks = (total + kDirectChunk - 1) / kDirectChunk;
   if (chunks > 1 && ::fallocate(fd, 0, 0, static_cast<off_t>(padded)) != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
     throw OsError(path, "cannot allocate " + std::to_string(padded) + " bytes for");
-  const int64_t first = std::min(kDirectChunk, total);
-  if (chunks == 1) return WriteStaged(fd, bytes, 0, first, path, /*probe=*/true) && Truncate(fd, total, path);
-  if (!WriteStaged(fd, bytes, 0, std::min(kDirectAlign, total), path, /*probe=*/true)) return false;
-  DirectWriteLanes().ParallelFor(chunks, [&](int64_t c) {
-    const int64_t offset = c * kDirectChunk;
-    WriteStaged(fd, bytes, offset, std::min(kDirectChunk, total - offset), path, false);
-  });
-  return Truncate(fd, total, path);
+  // A single chunk is its own probe.
+  const int64_t probe = chunks == 1 ? total : std::min(kDirectAlign, total);
+  if (!WriteStaged(fd, bytes, 0, probe, path, /*probe=*/true)) return false;
+  if (chunks > 1) {
+    DirectWriteLanes().ParallelFor(chunks, [&](int64_t c) {
+      const int64_t offset = c * kDirectChunk;
+      WriteStaged(fd, bytes, offset, std::min(kDirectChunk, total - offset), path, false);
+    });
+  }
+  if (::ftruncate(fd, static_cast<off_t>(total)) != 0) throw OsError(path, "cannot set the size of");
+  return true;
 }
 
 }  // namespace
