@@ -4,8 +4,8 @@ sub-box, written collectively with `--out` to one .npy per field and level and c
 README's formula sampled on the §3.4 grid (pidx_golden.py; for the chunked dataset that of its
 bitmask extended by the chunk's bits). The chunked dataset reads one-phase in both modes, and says
 so in the run's report. The fields come out the same whether read together, in groups
-(`--results-budget`), with `--direct-io --no-owner-reads` or with `--no-direct-io`; a malformed
-budget and contradictory direct-read options are refused by name.
+(`--results-budget`), with `--direct-io --no-owner-reads`, with `--no-direct-io` or with `--threads 3`;
+a malformed budget, contradictory direct-read options and a negative thread count are refused by name.
 
 Environment: HZIO_MPI_BIN = the hzio-mpi executable, MPIEXEC = mpiexec (Open MPI, oversubscribed).
 """
@@ -72,7 +72,7 @@ def test_every_field_time_level_and_box_equals_the_formula(pidx_dir, tmp_path, n
 
 
 @pytest.mark.parametrize("options", [["--results-budget", "1"], ["--results-budget", "128k"], [],
-                                     ["--direct-io", "--no-owner-reads"], ["--no-direct-io"]])
+                                     ["--direct-io", "--no-owner-reads"], ["--no-direct-io"], ["--threads", "3"]])
 def test_fields_read_together_or_in_groups_equal_the_formula(pidx_dir, tmp_path, options):
     # mixed_n2 at 2 ranks holds 32k (pressure), 96k (velocity), 16k (temperature) and 16k (flag) of
     # results per rank: a budget of 1 byte reads one field at a time, 128k reads two groups of two
@@ -91,7 +91,8 @@ def test_fields_read_together_or_in_groups_equal_the_formula(pidx_dir, tmp_path,
 
 
 @pytest.mark.parametrize("options,named", [(["--results-budget", "lots"], "--results-budget"),
-                                           (["--direct-io", "--no-direct-io"], "--no-direct-io")])
+                                           (["--direct-io", "--no-direct-io"], "--no-direct-io"),
+                                           (["--threads", "-1"], "--threads")])
 def test_malformed_or_contradictory_read_options_are_refused_by_name(pidx_dir, tmp_path, options, named):
     command = [os.environ.get("MPIEXEC", "mpiexec"), "--oversubscribe", "-n", "2", os.environ["HZIO_MPI_BIN"], "read",
                str(pidx_dir / "mixed_n2.idx"), *options]

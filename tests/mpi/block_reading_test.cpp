@@ -8,14 +8,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hzio/access/classic_block_source.h"
@@ -25,6 +29,7 @@
 #include "hzio/mpi/parallel_writer.h"
 #include "hzio/util/error.h"
 #include "hzio/util/stream_copy.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 namespace {
@@ -153,7 +158,10 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
     const std::shared_ptr<IdxHeader>& header = d.header;
     const std::shared_ptr<BlockLayout>& layout = d.layout;
     ClassicBlockSource& source = *d.source;
-    // Every level: the coarse ones read only part of block 0.
+    ThreadPool pool(2);
+    // Every level: the coarse ones read only part of block 0. With placers, the units of a raw hz
+    // piece are handed over from several threads at once.
+    for (ThreadPool* placers : {static_cast<ThreadPool*>(nullptr), &pool})
     for (int level = 0; level <= header->maxh(); level += 3) {
       std::vector<uint64_t> blocks = BoxBlocks(*header, *layout, header->box, level);
       const int64_t unit = layout->samples_per_block();
@@ -170,10 +178,12 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
       };
       ReadBlocksOptions how;
       how.sink = &sink;
+      how.placers = placers;
       (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level, how);
       for (int f = 0; f < 3; ++f) {
         for (size_t i = 0; i < blocks.size(); ++i)
-          ASSERT_EQ(calls[static_cast<size_t>(f)][i], 1) << compression << " level " << level << " field " << f << " block " << blocks[i];
+          ASSERT_EQ(calls[static_cast<size_t>(f)][i], 1) << compression << " level " << level << " field " << f << " block " << blocks[i]
+                                                        << (placers ? " (placers)" : "");
         if (level < header->bits_per_block) {
           // Only block 0, of which only the samples of levels 0..level are defined (in-block hz
           // indices below 2^level; the rest is left as it was): those must agree.
@@ -188,7 +198,8 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
                 << compression << " level " << level << " field " << f << " row-major sample " << r;
           }
         } else {
-          ASSERT_EQ(stored[static_cast<size_t>(f)], sunk[static_cast<size_t>(f)]) << compression << " level " << level << " field " << f;
+          ASSERT_EQ(stored[static_cast<size_t>(f)], sunk[static_cast<size_t>(f)])
+              << compression << " level " << level << " field " << f << (placers ? " (placers)" : "");
         }
       }
     }
@@ -216,6 +227,8 @@ TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
     const std::shared_ptr<IdxHeader>& header = d.header;
     const std::shared_ptr<BlockLayout>& layout = d.layout;
     ClassicBlockSource& source = *d.source;
+    ThreadPool pool(2);
+    for (ThreadPool* placers : {static_cast<ThreadPool*>(nullptr), &pool})
     for (int level = 0; level <= header->maxh(); level += 2) {
       const std::vector<uint64_t> blocks = BoxBlocks(*header, *layout, header->box, level);
       const int64_t unit = layout->samples_per_block();
@@ -232,8 +245,16 @@ TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
               << compression << " level " << level << " field " << t << " block " << blocks[i] << " sample " << r;
         }
       };
+      std::mutex threads_mutex;
+      std::set<std::thread::id> threads;  // that offered units
       const HzSink hz_sink = [&](size_t t, size_t i, const uint8_t* hz_samples, int unit_level) {
         EXPECT_EQ(unit_level, layout->BlockLevel(blocks[i]));
+        {
+          const std::lock_guard<std::mutex> lock(threads_mutex);
+          threads.insert(std::this_thread::get_id());
+        }
+        // Long enough that the pool's idle threads take units of the piece too.
+        if (placers) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         ++offered[t][i];
         check(t, i, hz_samples, &layout->RowMajorToHz(unit_level));
         return i % 2 == 1;  // takes every other unit
@@ -245,7 +266,11 @@ TEST(BlockReading, HzSinkIsOfferedWholeUnitsInHzOrder) {
       ReadBlocksOptions how;
       how.sink = &sink;
       how.hz_sink = &hz_sink;
+      how.placers = placers;
       (void)ReadBlocks(source, *layout, targets, 0, blocks, false, level, how);
+      // Raw hz pieces of several units are placed by more than one thread; nothing else is.
+      const bool shared = placers && compression == "raw" && hz_layout && level >= header->bits_per_block;
+      EXPECT_EQ(threads.size() > 1, shared) << compression << " level " << level << ": " << threads.size() << " threads";
       for (size_t t = 0; t < 3; ++t) {
         for (size_t i = 0; i < blocks.size(); ++i) {
           // Absent blocks (the rgb field's unwritten half) are filled and handed to the sink.

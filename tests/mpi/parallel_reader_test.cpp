@@ -702,6 +702,59 @@ TEST(ParallelReader, ReadsFilesPastThePageCacheWhenTheyAreNotInIt) {
   }
 }
 
+// A rank's own units placed by several threads (ReadOptions::placing_threads), from pieces read
+// directly and buffered, at full resolution and coarser, equal the formula; a thread count out of
+// range is refused on every rank, naming the option.
+TEST(ParallelReader, OwnUnitsPlacedByThreadsEqualTheFormula) {
+  ScratchDir dir;
+  const std::string idx = dir.File("threads/visus.idx");
+  const Point grid = DefaultGrid(Ranks(), 3);
+  SyntheticSpec spec = SmallRestartSpec("raw");
+  spec.dims = Point{128, 128, 64};  // 2^16-sample blocks each a rank's own (own units)
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  for (const DirectReads how : {DirectReads::kAlways, DirectReads::kNever}) {
+    ReadOptions options;
+    options.placing_threads = 3;
+    options.direct_reads = how;
+    ParallelReader reader(MPI_COMM_WORLD, idx, options);
+    const Box cell = GridCell(reader.header().box, grid, Rank());
+    const CellRead r = ReadTwoFieldsOfCell(reader, cell);
+    EXPECT_TRUE(r.ok) << "direct " << (how == DirectReads::kAlways) << ": units placed by threads differ from the formula";
+    if ((Ranks() & (Ranks() - 1)) == 0) {  // cells aligned with the blocks: every unit one rank's
+      EXPECT_GT(r.own, 0);
+    }
+    if (reader.stats().local_own_bytes > 0) {
+      EXPECT_EQ(reader.stats().local_threads, 3);
+    }
+    // Coarser: unit 0 is read in part (not offered whole), the others placed as at full resolution.
+    const IdxHeader& h = reader.header();
+    const int level = h.maxh() - 3;
+    std::vector<std::vector<uint8_t>> bytes;
+    std::vector<std::vector<uint8_t*>> out(2);
+    const Grid coarse = reader.ResultGrid(cell, level);
+    for (int f = 0; f < 2; ++f) {
+      bytes.emplace_back(static_cast<size_t>(h.fields[static_cast<size_t>(f)].dtype.BytesFor(coarse.NumSamples())), 0xA5);
+      out[static_cast<size_t>(f)].push_back(bytes.back().data());
+    }
+    reader.ReadInto({0, 1}, 0, level, {cell}, out);
+    bool ok = true;
+    for (int f = 0; f < 2; ++f)
+      ok = ok && FirstSyntheticMismatch(h.fields[static_cast<size_t>(f)].dtype, f, 0, coarse,
+                                        bytes[static_cast<size_t>(f)].data()) < 0;
+    EXPECT_TRUE(AllRanks(ok)) << "level " << level << ": units placed by threads differ from the formula";
+  }
+  ReadOptions wrong;
+  wrong.placing_threads = Rank() == 0 ? -1 : 2;  // one rank's mistake fails the read everywhere
+  ParallelReader reader(MPI_COMM_WORLD, idx, wrong);
+  try {
+    (void)ReadTwoFieldsOfCell(reader, reader.header().box);
+    ADD_FAILURE() << "placing_threads -1 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("placing_threads -1"), std::string::npos) << e.what();
+  }
+}
+
 // Blocks in missing files (when that is allowed) read back as the field's default value, like the
 // serial reader's, at several levels, in both modes, into poisoned memory.
 TEST(ParallelReader, AbsentBlocksReadAsTheDefaultValue) {

@@ -1,6 +1,7 @@
 // Parallel writer (issue 4): datasets written by any rank count read back equal to the design.md
 // §4 formula at every level with the serial reader; raw output is byte-identical for every rank
-// count and decomposition; a failure on one rank reaches every rank and leaves no .idx.
+// count, decomposition and number of encoding threads; a failure on one rank reaches every rank and
+// leaves no .idx.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -163,6 +164,29 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
   other.restructure = RestructureSpec::Parse("8x16x4", 3);
   other.aggregators = 1;
   testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("shuffled/visus.idx"), spec, Point{1, 1, Ranks()}, 4, other);
+  // Cells cut into subtrees that threads encode at once, in one round and in many (each encoding
+  // only its hz range); one rank's mistake in the option fails the write everywhere.
+  WriteOptions threaded;
+  threaded.encoding_threads = 3;
+  const IoStats stats = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("threads/visus.idx"), spec,
+                                                DefaultGrid(Ranks(), 3), 1, threaded);
+  if (Ranks() == 1) {
+    EXPECT_EQ(stats.local_threads, 3);
+  }
+  threaded.memory_budget = 48 << 10;
+  const IoStats rounds = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("thread_rounds/visus.idx"), spec,
+                                                 DefaultGrid(Ranks(), 3), 1, threaded);
+  EXPECT_GT(rounds.rounds, 2);
+  WriteOptions wrong;
+  wrong.encoding_threads = Rank() == 0 ? -2 : 1;
+  try {
+    testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("wrong/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, wrong);
+    ADD_FAILURE() << "encoding_threads -2 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("encoding_threads -2"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.File("wrong/visus.idx")));
   MPI_Comm single = testing::FirstRanks(MPI_COMM_WORLD, 1);
   if (single != MPI_COMM_NULL) {
     testing::WriteSynthetic(single, dir.File("one/visus.idx"), spec, Point{1, 1, 1}, 1, {});
@@ -172,6 +196,8 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
   if (Rank() == 0) {
     ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("all")));
     ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("shuffled")));
+    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("threads")));
+    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("thread_rounds")));
   }
 }
 

@@ -2,7 +2,8 @@
 // idx-format.md §3.1–3.2 (HzFromPoint, what the serial engine's tables are built from): every
 // sample lands at its own hz, for restructuring cells of every shape and for boxes larger than any
 // former offset table (subtrees of more than 2^21 samples), with sinks that cut runs anywhere, and
-// one encoder for fields of every sample size.
+// one encoder for fields of every sample size; a box cut into smaller subtrees for threads writes
+// the same samples at the same addresses.
 #include "hzio/hz/box_encoder.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "hzio/hz/hz_order.h"
 #include "hzio/hz/imposed_grid.h"
 #include "hzio/util/error.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio {
 namespace {
@@ -66,6 +68,38 @@ TEST(BoxEncoder, RunsHoldEverySampleAtItsHzAddress) {
           std::sort(addresses.begin(), addresses.end());
           EXPECT_EQ(std::unique(addresses.begin(), addresses.end()) - addresses.begin(), count) << bits;
           EXPECT_EQ(seen, count) << bits << " chunk " << chunk;
+        }
+      }
+    }
+  }
+}
+
+// A box split into 2^split subtrees encoded by a pool's threads writes exactly what the one
+// subtree writes, sample for sample, with a `keep` box that is not a power of two (subtrees outside
+// it skipped as a whole) and an hz range (a round of the writer), for 4- and 24-byte samples.
+TEST(BoxEncoder, SplitBoxesOnThreadsWriteWhatOneSubtreeWrites) {
+  ThreadPool pool(2);
+  for (const char* bits : {"V012012012012012012", "V0101010101", "V2102100"}) {
+    const Bitmask bm = Bitmask::Parse(bits);
+    const int n = bm.dims();
+    const Box box(Point(n), bm.pow2());
+    const int64_t count = box.Size().Product();
+    Box keep = box;
+    keep.p2[0] = std::max<int64_t>(1, box.p2[0] * 5 / 8);
+    for (const int64_t sb : {int64_t{4}, int64_t{24}}) {
+      std::vector<uint8_t> data(static_cast<size_t>(count * sb));
+      for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+      for (const HzRange range : {HzRange{}, HzRange{static_cast<uint64_t>(count) / 3, static_cast<uint64_t>(count) * 3 / 4}}) {
+        const auto encode = [&](const BoxEncoder& enc, ThreadPool* threads) {
+          std::vector<uint8_t> out(data.size(), 0xEE);  // by hz address; 0xEE where nothing was written
+          enc.Encode(box, data.data(), sb, keep, [&](uint64_t hz, int64_t want) {
+            return RunSpan{out.data() + static_cast<int64_t>(hz) * sb, want};
+          }, range, threads);
+          return out;
+        };
+        const std::vector<uint8_t> one = encode(BoxEncoder(bm, box.Size()), nullptr);
+        for (const int split : {1, BoxEncoder::SplitFor(2), 30}) {
+          EXPECT_EQ(encode(BoxEncoder(bm, box.Size(), split), &pool), one) << bits << " sample bytes " << sb << " split " << split;
         }
       }
     }

@@ -4,7 +4,8 @@
 /// a subtree the samples of each level form one contiguous hz run, so a box is a handful of runs
 /// per level that map onto block ranges with a single copy each. The traversal is SubtreeCoder's
 /// (tiles that stay in L1), so the speed per sample does not drop as boxes grow; its tables are
-/// built once per sample size and kept, so many small cells cost what their samples do.
+/// built once per sample size and kept, so many small cells cost what their samples do. A box can
+/// also be cut into 2^split smaller subtrees, which threads encode at once.
 #pragma once
 
 #include <cstdint>
@@ -18,25 +19,34 @@
 
 namespace hzio {
 
+class ThreadPool;  // util/thread_pool.h
+
 class BoxEncoder {
  public:
-  /// For boxes of `box_size` samples per axis (powers of two, aligned to multiples of it).
-  BoxEncoder(const Bitmask& bitmask, const Point& box_size);
+  /// For boxes of `box_size` samples per axis (powers of two, aligned to multiples of it), each
+  /// encoded as 2^split subtrees (as many as its size allows; their runs are the same samples at the
+  /// same addresses as the one subtree's: the split only cuts the work into pieces for threads).
+  BoxEncoder(const Bitmask& bitmask, const Point& box_size, int split = 0);
 
-  /// Number of trailing pattern positions forming one subtree.
+  /// Number of trailing pattern positions forming the largest subtree that fits a box.
   int subtree_bits() const { return bits_; }
-  /// The extent of one subtree: Encode() reads only subtrees that meet `keep`, so only `keep`
-  /// rounded out to multiples of this.
+  /// The extent of that subtree: Encode() reads only such subtrees that meet `keep`, so only `keep`
+  /// rounded out to multiples of this (whatever the split).
   const Point& subtree_size() const { return subtree_size_; }
+  /// The split a pool of `threads` threads wants: a few subtrees per thread, so that they share a
+  /// box evenly even where a round of the writer takes only part of it; 0 for one thread.
+  static int SplitFor(int threads);
 
   /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, which is called
   /// with (hz, count) for the rest of a run and returns memory for its first n samples (a span with
   /// null data skips them). Subtrees with no sample in `keep` (the dataset box) are skipped, and
   /// only the samples whose hz is in `range` are read and handed out (the parallel writer's round:
-  /// a round costs what it holds, SubtreeCoder::Encode). Throws kInternal if `box` is not an
-  /// aligned cell of this size.
+  /// a round costs what it holds, SubtreeCoder::Encode). With `pool`, the subtrees are encoded by
+  /// its threads and the caller's at once: `sink` must then be safe to call from several threads
+  /// (calls for one run still come in hz order, from one thread). Throws kInternal if `box` is not
+  /// an aligned cell of this size.
   void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunResolver& sink,
-              const HzRange& range = {}) const;
+              const HzRange& range = {}, ThreadPool* pool = nullptr) const;
 
  private:
   // The coder of samples of `sample_bytes`, built on first use and kept: its tables cost as much as
@@ -44,8 +54,8 @@ class BoxEncoder {
   const SubtreeCoder& CoderFor(int64_t sample_bytes) const;
 
   Bitmask bitmask_;
-  Point box_size_, subtree_size_, strides_;
-  int bits_ = 0;
+  Point box_size_, subtree_size_, piece_size_, strides_;  // piece: a subtree of the split
+  int bits_ = 0, piece_bits_ = 0;
   mutable std::mutex coders_mutex_;
   mutable std::map<int64_t, std::unique_ptr<const SubtreeCoder>> coders_;  // by sample size
 };

@@ -127,12 +127,8 @@ std::shared_ptr<AggregationWindow> AggregationWindow::Acquire(MPI_Comm comm, int
 
 void AggregationWindow::ReleaseCached(MPI_Comm comm) { SlotOf(comm).Release(); }
 
-int64_t AggregationWindow::DefaultBudget(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  MpiCheck(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, CommRank(comm), MPI_INFO_NULL, &node),
-           "MPI_Comm_split_type");
-  const int node_ranks = CommSize(node);
-  MPI_Comm_free(&node);
+int64_t AggregationWindow::DefaultBudget(int node_ranks) {
+  node_ranks = std::max(node_ranks, 1);
   const long double memory = static_cast<long double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
   return std::clamp(static_cast<int64_t>(memory / 4 / node_ranks), kMinDefaultBudget, kMaxCachedBytes);
 }

@@ -15,6 +15,7 @@
 #include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
 #include "hzio/util/stream_copy.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 
@@ -347,6 +348,16 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     if (sink) (*sink)(t, k, unit_buffer);
   };
   const auto file_block = [&](size_t k) { return blocks[k] >> shift; };
+  // A unit's hz samples (all of them, or unit 0's first 2^max_level) into its place: offered whole
+  // to the hz sink first, else permuted to row-major at dst. True when the hz sink took it.
+  const auto place_hz = [&](size_t t, const Want& w, const uint8_t* hz_samples, uint8_t* dst) {
+    const uint64_t u = blocks[w.index];
+    const Span want = wanted(w.index);
+    const bool whole = (u != 0 || unit0_needed == unit_samples) && want.begin == 0 && want.end == unit_samples;
+    if (whole && hz_sink && (*hz_sink)(t, w.index, hz_samples, units.BlockLevel(u))) return true;
+    HzUnitToRowMajor(units, u, max_level, hz_samples, fields[t].g.sb, want, dst);
+    return false;
+  };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
   ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
     const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
@@ -468,6 +479,22 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         }
         span = into;
       }
+      if (one_read && options.placers && !hz_order &&
+          std::all_of(wants.begin() + a, wants.begin() + b, [&](const auto& tw) {
+            return tw.second.raw_hz && fields[tw.first].field->dtype.ByteAligned();  // else refused below
+          })) {
+        // Nothing shared between these units (no decoded block): the pool's threads and this one
+        // place them at once, each unit by whichever takes it next, into its own unit buffer.
+        const auto t0 = std::chrono::steady_clock::now();
+        options.placers->ParallelFor(static_cast<int64_t>(b - a), [&](int64_t k) {
+          const auto& [t, w] = wants[a + static_cast<size_t>(k)];
+          uint8_t* const dst = sink ? Scratch(2, static_cast<size_t>(unit_bytes)).data() : fields[t].target->out[w.index];
+          if (!place_hz(t, w, span + (w.offset - lo), dst) && sink) (*sink)(t, w.index, dst);
+        });
+        stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        a = b;
+        continue;
+      }
       for (; a < b; ++a) {
         const size_t t = wants[a].first;
         const Want& w = wants[a].second;
@@ -534,16 +561,15 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
             std::memcpy(dst, hz_samples, static_cast<size_t>(needed * sb));
             return false;
           }
-          const bool whole = needed == unit_samples && want.begin == 0 && want.end == unit_samples;
-          if (whole && hz_sink && (*hz_sink)(t, w.index, hz_samples, level)) {
-            stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            return true;  // placed by the sink
-          }
-          HzUnitToRowMajor(units, u, max_level, hz_samples, sb, want, dst);
+          const bool taken = place_hz(t, w, hz_samples, dst);
           stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          return false;
+          return taken;
         };
-        if (!decode_unit() && sink) (*sink)(t, w.index, dst);
+        if (!decode_unit() && sink) {
+          const auto t0 = std::chrono::steady_clock::now();
+          (*sink)(t, w.index, dst);
+          stats.layout_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
       }
     }
   });

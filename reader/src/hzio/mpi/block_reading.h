@@ -15,11 +15,15 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/access/aggregation_plan.h"
 
+namespace hzio {
+class ThreadPool;  // util/thread_pool.h
+}
+
 namespace hzio::mpi {
 
 struct BlockReadStats {
   int64_t file_bytes = 0;     // bytes read from files (tables + payloads)
-  double layout_seconds = 0;  // time spent permuting hz-ordered blocks to row-major
+  double layout_seconds = 0;  // wall time spent placing units (permuting hz-ordered ones, and the sinks' work)
   int64_t direct_bytes = 0;   // of file_bytes, those read past the page cache (O_DIRECT)
 };
 
@@ -45,6 +49,7 @@ struct ReadBlocksOptions {
   const BlockSink* sink = nullptr;          // units handed over one by one instead of stored at `out`
   const HzSink* hz_sink = nullptr;          // with a sink: offered whole hz-ordered units first
   bool hz_order = false;                    // units stored at `out` in hz order, not permuted (see ReadBlocks)
+  ThreadPool* placers = nullptr;            // helpers that place units with the caller (see ReadBlocks)
 };
 
 /// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s
@@ -72,6 +77,9 @@ struct ReadBlocksOptions {
 /// With `hz_order` (no rows, no sink), each unit is stored at out[i] in hz order as the file keeps
 /// it (unit 0 of a coarser query: its first 2^max_level samples), the permutation left to whoever
 /// places it (HzUnitPlacer, hz_unit_placer.h); a row-major payload is put into hz order.
+/// With `placers` (not with hz_order), the units of a piece read in one go that are all raw hz (no
+/// decoded block shared between them) are placed by the pool's threads and the caller's at once:
+/// the sinks must then be safe to call from several threads, each with its own samples.
 /// No MPI calls (it runs on the reader's I/O thread when rounds overlap).
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,

@@ -24,6 +24,7 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
   std::vector<int64_t> shape{level};
   for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
   for (int d = 0; d < dims; ++d) shape.push_back(result.count[d]);
+  const std::lock_guard<std::mutex> lock(offsets_mutex_);
   auto at = offsets_.find(shape);
   if (at == offsets_.end()) {
     if (offset_bytes_ >= kMaxOffsetTableBytes) return part;

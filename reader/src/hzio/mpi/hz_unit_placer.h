@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "hzio/hz/block_layout.h"
@@ -29,7 +30,8 @@ class HzUnitPlacer {
     const std::vector<uint32_t>* offsets = nullptr;  // kWhole: per hz sample, relative to `first`
   };
   /// kWhole only when the box takes every sample of the unit and the offsets fit (32 bits, and at
-  /// most kMaxOffsetTableBytes of tables for the read); otherwise kPart where they meet.
+  /// most kMaxOffsetTableBytes of tables for the read); otherwise kPart where they meet. Safe to call
+  /// from several threads at once, as Apply is (not Place).
   Scatter PlanScatter(uint64_t unit, int64_t sample_bytes, const Grid& result, uint8_t* data, const Box& clipped);
   /// The scatter PlanScatter planned (kWhole) of the unit's hz samples.
   void Apply(const Scatter& s, const uint8_t* hz, int64_t sample_bytes) const;
@@ -43,6 +45,7 @@ class HzUnitPlacer {
   static constexpr int64_t kMaxOffsetTableBytes = int64_t{64} << 20;
   const BlockLayout& units_;
   int max_level_;
+  std::mutex offsets_mutex_;  // PlanScatter from several placing threads; a table, once made, stays
   std::map<std::vector<int64_t>, std::vector<uint32_t>> offsets_;  // (level, steps, counts) -> offsets
   int64_t offset_bytes_ = 0;
   std::vector<uint8_t> unit_buffer_;  // a unit permuted to its grid, when a box takes part of it

@@ -14,6 +14,7 @@
 #include "hzio/mpi/block_reading.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/mpi/collective.h"
+#include "hzio/mpi/node_share.h"
 #include "hzio/util/buffer_pool.h"
 #include "hzio/util/stream_copy.h"
 
@@ -39,7 +40,11 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   text = BroadcastText(comm_, text, error);
   header_ = IdxHeader::Parse(text, idx_path_, IdxStemOf(idx_path_));
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
-  default_budget_ = AggregationWindow::DefaultBudget(comm_);
+  const int node_ranks = NodeRanks(comm_);
+  default_budget_ = AggregationWindow::DefaultBudget(node_ranks);
+  // An option out of range is refused inside a read, where errors are agreed on.
+  placing_threads_ = options_.placing_threads > 0 ? std::min(options_.placing_threads, kMaxPlacingThreads)
+                                                  : CpusPerRank(node_ranks);
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {
@@ -131,6 +136,9 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   try {
     Check(!fields.empty() && out.size() == fields.size(), ErrorCode::kInvalidArgument,
           std::to_string(fields.size()) + " fields but " + std::to_string(out.size()) + " output lists");
+    Check(options_.placing_threads >= 0 && options_.placing_threads <= kMaxPlacingThreads, ErrorCode::kInvalidArgument,
+          "placing_threads " + std::to_string(options_.placing_threads) + " is outside 0.." +
+              std::to_string(kMaxPlacingThreads) + " (0: the CPUs this rank has)");
     for (const int field : fields)
       Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
             "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));

@@ -57,6 +57,7 @@
 #include "hzio/access/aggregation_plan.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/util/buffer_pool.h"
+#include "hzio/util/thread_pool.h"
 #include "hzio/mpi/stats.h"
 
 namespace hzio::mpi {
@@ -90,7 +91,12 @@ struct ReadOptions {
                               // system refuses it). By default per file, when most of what it reads there is not
                               // cached: a cold restart then gets the disk's speed without the CPU's copy out of
                               // the cache (bench/mpi/RESULTS.md, "direct reads from huge pages"); this rank only.
+  int placing_threads = 0;    // two-phase: threads that place this rank's own units into its boxes (the scatter
+                              // from hz order is most of a restart's CPU time). 0 = the CPUs this rank has to
+                              // itself (node_share.h: 1 where each rank is bound to a core, as Open MPI binds up
+                              // to 2 ranks by default); this rank only. At most kMaxPlacingThreads.
 };
+inline constexpr int kMaxPlacingThreads = 256;
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
 struct BoxData {
@@ -274,6 +280,8 @@ class ParallelReader {
   std::unique_ptr<Dataset> local_;  // one-phase reads: hzio::core's serial engine over blocks_ or arco_
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
+  int placing_threads_ = 1;     // options_.placing_threads, or this rank's CPUs (asked once: it is collective)
+  std::unique_ptr<ThreadPool> placers_;  // placing_threads_ - 1 helpers, made on first use
   IoStats stats_;
 };
 

@@ -14,6 +14,7 @@
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_reader_plan.h"
 #include "hzio/util/stream_copy.h"
+#include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
 
@@ -37,9 +38,9 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
   std::vector<FieldTarget> targets;
   for (const int field : fields) targets.push_back(FieldTarget{field, {}});
   const int dims = header_.dims();
-  double placing = 0;
+  // The sinks are called from the placing threads at once (ReadBlocksOptions::placers): they share
+  // nothing but the placer, whose tables are made under its lock.
   const BlockSink place = [&](size_t k, size_t i, const uint8_t* samples) {
-    const auto t0 = std::chrono::steady_clock::now();
     const Grid g = units.BlockGrid(plan.own[i]);
     for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
       const size_t bi = touches[t].second;
@@ -48,13 +49,13 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
       if (PlanGridCopy(g, result.grid, clipped[bi], copy))
         CopyPlanned(samples, g.count, result.data, result.grid.count, copy, dims, plan.sample_bytes[k], plan.stream);
     }
-    placing += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (plan.stream) StreamFence();  // on the thread that streamed: the placing threads' stores too
   };
   // A unit that every box it meets takes whole is scattered from hz order straight into them
   // (HzUnitPlacer): one pass instead of a permutation into the unit's grid and a copy from there.
-  std::vector<HzUnitPlacer::Scatter> scatters;
   const HzSink scatter = [&](size_t k, size_t i, const uint8_t* hz_samples, int) {
     const int64_t sb = plan.sample_bytes[k];
+    thread_local std::vector<HzUnitPlacer::Scatter> scatters;
     scatters.clear();
     for (size_t t = first_touch[i]; t < first_touch[i + 1]; ++t) {
       const size_t bi = touches[t].second;
@@ -70,6 +71,11 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
   how.direct = options_.direct_reads;
   how.sink = &place;
   how.hz_sink = &scatter;
+  if (placing_threads_ > 1 && !ThreadPool::InTask()) {
+    if (!placers_) placers_ = std::make_unique<ThreadPool>(placing_threads_ - 1);
+    how.placers = placers_.get();
+    stats_.local_threads = placers_->size() + 1;
+  }
   const BlockReadStats read =
       ReadBlocks(Blocks(), units, targets, time, plan.own, options_.missing_files_are_errors, level, how);
   stats_.file_bytes += read.file_bytes;
@@ -77,10 +83,9 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
   for (const int64_t sb : plan.sample_bytes)  // decoded, as an aggregator's part of a window counts
     stats_.local_own_bytes += static_cast<int64_t>(plan.own.size()) * units.samples_per_block() * sb;
   stats_.local_aggregator_bytes += stats_.local_own_bytes;
-  stats_.local.hz += read.layout_seconds;
-  stats_.local.restructure += placing;
+  stats_.local.hz += read.layout_seconds;  // placing: scattered into the boxes, or permuted and copied
   stats_.local.io += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() -
-                     read.layout_seconds - placing;
+                     read.layout_seconds;
 }
 
 }  // namespace hzio::mpi

@@ -12,6 +12,7 @@
 #include "hzio/format/pidx_output.h"
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/collective.h"
+#include "hzio/mpi/node_share.h"
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/write_rounds.h"
 #include "hzio/util/strings.h"
@@ -106,6 +107,7 @@ struct ParallelWriter::Agreement {
   std::vector<std::pair<int64_t, int>> parts;  // (time, field) any rank registered, sorted
   std::vector<int64_t> times;                  // their timesteps, sorted
   int64_t local_data_bytes = 0;                // this rank's sample bytes
+  int threads = 1;                             // this rank's encoding threads (WriteOptions::encoding_threads)
 };
 
 ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
@@ -122,10 +124,16 @@ ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
   out.extent = Point(dims);
   std::vector<int64_t> registered_flags(part_flags ? declared.size() * static_cast<size_t>(nfields) : 0, 0);
   std::exception_ptr input_error;
-  const int64_t default_budget = AggregationWindow::DefaultBudget(comm_);  // collective: every rank asks
+  const int node_ranks = NodeRanks(comm_);  // collective: every rank asks
+  const int64_t default_budget = AggregationWindow::DefaultBudget(node_ranks);
   int64_t budget = default_budget;
   try {
     budget = AggregationWindow::ChooseBudget(options_.memory_budget, default_budget);
+    Check(options_.encoding_threads >= 0 && options_.encoding_threads <= kMaxEncodingThreads,
+          ErrorCode::kInvalidArgument,
+          "encoding_threads " + std::to_string(options_.encoding_threads) + " is outside 0.." +
+              std::to_string(kMaxEncodingThreads) + " (0: the CPUs this rank has)");
+    out.threads = options_.encoding_threads > 0 ? options_.encoding_threads : CpusPerRank(node_ranks);
     for (const Registered& r : registered_) {
       const Piece& p = r.piece;
       Check(p.field >= 0 && p.field < nfields, ErrorCode::kInvalidArgument,
@@ -227,7 +235,8 @@ IoStats ParallelWriter::Write() {
   // Plan: the input checked and agreed, the transaction opened (rank 0), the cells and the rounds
   // (functions of agreed values only: every rank computes the same).
   const Agreement agreed = AgreeOnInput();
-  const CellPlan cells(header_, ImposedGrid::ChooseCellSize(options_.restructure, agreed.extent, header_.bitmask), ranks);
+  const CellPlan cells(header_, ImposedGrid::ChooseCellSize(options_.restructure, agreed.extent, header_.bitmask), ranks,
+                       agreed.threads);
   const WriteRounds rounds =
       PlanWriteRounds(header_, options_.aggregators, ranks, agreed.budget, agreed.times.size(), options_.overlap_io);
   std::optional<DatasetTransaction> txn;  // before the pipeline: it outlives the writes in flight

@@ -67,7 +67,12 @@ struct WriteOptions {
                               // 0 = AggregationWindow::DefaultBudget (256 MiB). Larger timesteps go in rounds.
   bool overlap_io = true;     // with more than one round: write round r's files on an I/O thread while
                               // round r+1 is encoded (the budget then holds two half-size buffers)
+  int encoding_threads = 0;   // threads that HZ-encode this rank's cells where it stores into the aggregators'
+                              // memory itself (no puts): 0 = the CPUs this rank has to itself (node_share.h: 1
+                              // where each rank is bound to a core, as Open MPI binds up to 2 ranks by default);
+                              // at most kMaxEncodingThreads; this rank only
 };
+inline constexpr int kMaxEncodingThreads = 256;
 
 class ParallelWriter {
  public:

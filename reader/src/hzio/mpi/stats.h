@@ -16,8 +16,8 @@ namespace hzio::mpi {
 
 /// Seconds per phase. Writer: restructure → hz → aggregate → io. Reader: io → aggregate → hz →
 /// restructure (the same steps in reverse: read+decode, one-sided gets, layout, placement; a unit
-/// placed from hz order straight into a result, a rank's own or from an hz-ordered window, counts
-/// as layout).
+/// placed from hz order straight into a result from an hz-ordered window, and every unit a rank
+/// reads for itself, count as layout).
 struct PhaseTimes {
   double restructure = 0, hz = 0, aggregate = 0, io = 0;
 };
@@ -46,6 +46,8 @@ struct IoStats {
                                                 // for itself, not through the window (owner_reads)
   bool hz_window = false;                       // reader: the window held units in hz order, each rank
                                                 // placing its own from there (parallel_reader.h)
+  int local_threads = 1;                        // threads this rank encoded with (writer) or placed its own
+                                                // units with (reader): WriteOptions / ReadOptions::*_threads
   std::vector<AggregatorBytes> per_aggregator;  // every aggregator, filled on rank 0 only
   Point cell_size;                              // writer: the restructuring box
   std::string note;                             // how the call deviated from the asked mode, or ""

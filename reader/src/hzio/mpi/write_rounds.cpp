@@ -66,8 +66,11 @@ WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested, int rank
   return out;
 }
 
-CellPlan::CellPlan(const IdxHeader& header, const Point& cell_size, int ranks)
-    : grid(header.bitmask, header.box, cell_size), encoder(header.bitmask, grid.cell_size()), touched(header.box) {
+CellPlan::CellPlan(const IdxHeader& header, const Point& cell_size, int ranks, int threads)
+    : threads(std::max(threads, 1)),
+      grid(header.bitmask, header.box, cell_size),
+      encoder(header.bitmask, grid.cell_size(), BoxEncoder::SplitFor(this->threads)),
+      touched(header.box) {
   // The part of any cell the encoder reads: the dataset box rounded out to whole subtrees.
   for (int d = 0; d < header.dims(); ++d) {
     const int64_t st = encoder.subtree_size()[d];
@@ -125,6 +128,7 @@ RoundPipeline::RoundPipeline(MPI_Comm comm, const IdxHeader& header, const Block
       ranks_(CommSize(comm)),
       window_(AggregationWindow::Acquire(comm, rounds.half_bytes * rounds.halves(), options.windows)) {
   if (rounds_.overlap) io_thread_.emplace(1);
+  if (cells_.threads > 1) encoders_.emplace(cells_.threads - 1);
 }
 
 RoundPipeline::~RoundPipeline() {
@@ -223,8 +227,11 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
     // ... and on what this round's aggregators hold.
     int64_t round_bytes = 0;
     for (int64_t a = 0; a < plan.aggregators(); ++a) round_bytes += plan.BufferBytes(a);
-    if (std::find(direct.begin(), direct.end(), nullptr) != direct.end())
-      staging.Reserve(std::min(cell_bytes, round_bytes));
+    // Staged runs are appended in order: threads encode only where every store goes to memory.
+    const bool stores_only = std::find(direct.begin(), direct.end(), nullptr) == direct.end();
+    if (!stores_only) staging.Reserve(std::min(cell_bytes, round_bytes));
+    ThreadPool* const encoders = stores_only && encoders_ ? &*encoders_ : nullptr;
+    stats_.local_threads = encoders ? encoders->size() + 1 : 1;
     for (RegularBox& rb : cells) {
       for (int f = 0; f < nfields; ++f) {
         const uint8_t* data = rb.Data(f);
@@ -240,7 +247,7 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
           if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
           return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
         };
-        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round);
+        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round, encoders);
         if (last_round) rb.Release(f);  // the cell copy is no longer needed
       }
     }

@@ -49,7 +49,8 @@ WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested_aggregato
 /// The cells the ranks encode (the same on every rank): the restructuring grid, its encoder, the
 /// part of any cell the encoder reads, and whether encoding every cell writes every stored sample.
 struct CellPlan {
-  CellPlan(const IdxHeader& header, const Point& cell_size, int ranks);
+  CellPlan(const IdxHeader& header, const Point& cell_size, int ranks, int threads = 1);
+  int threads;  // encoding threads of this rank (cells cut into subtrees for them: BoxEncoder::SplitFor)
   ImposedGrid grid;
   BoxEncoder encoder;
   Box touched;
@@ -101,6 +102,7 @@ class RoundPipeline {
   // One I/O thread runs the writes in order and does no MPI; declared after the window, so its
   // destructor finishes the queued writes and joins before the window goes.
   std::optional<ThreadPool> io_thread_;
+  std::optional<ThreadPool> encoders_;  // CellPlan::threads - 1 helpers of the encoding, if more than one
   std::future<void> in_flight_[2];  // the write of each half
   std::exception_ptr io_error_;     // of a write waited for, agreed at the next agreement
   int64_t round_index_ = 0;

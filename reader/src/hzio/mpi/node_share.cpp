@@ -1,0 +1,30 @@
+#include "hzio/mpi/node_share.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "hzio/mpi/collective.h"
+
+namespace hzio::mpi {
+
+int NodeRanks(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MpiCheck(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, CommRank(comm), MPI_INFO_NULL, &node),
+           "MPI_Comm_split_type");
+  const int ranks = CommSize(node);
+  MPI_Comm_free(&node);
+  return ranks;
+}
+
+int CpusPerRank(int node_ranks) {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  const long allowed = ::sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : 1;
+  const long share = online > 0 ? online / std::max(node_ranks, 1) : 1;
+  return static_cast<int>(std::max(1L, std::min(allowed, share)));
+}
+
+}  // namespace hzio::mpi
