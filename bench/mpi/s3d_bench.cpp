@@ -283,6 +283,11 @@ void RunWrite(const Options& o, const S3dCase& c) {
   methods.push_back({"hzio rma-windows", [&](const std::string& d) { return HzioWrite(c, d, rma); }});
   const FileLayout files_per_rank = FilesPerRankLayout(c);
   methods.push_back({"hzio files=ranks", [&](const std::string& d) { return HzioWrite(c, d, plain, files_per_rank); }});
+  // One encoding thread whatever the rank has (the A/B of encoding_threads, by name only).
+  hzio::mpi::WriteOptions one_thread = plain;
+  one_thread.encoding_threads = 1;
+  if (!o.only.empty())
+    methods.push_back({"hzio one thread", [&](const std::string& d) { return HzioWrite(c, d, one_thread); }});
   for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
     methods.push_back({b.name, [&c, b](const std::string& d) { return Timed(c.comm, [&] { b.write(c, d); }); }});
   std::unique_ptr<hzio_bench::HzFloor> floor;
@@ -371,6 +376,11 @@ void RunRead(const Options& o, const S3dCase& c) {
     methods.push_back(
         {"hzio two-phase direct overlap", [&](auto* out) { return HzioRead(c, hz, direct_overlap, -1, out, nullptr); }});
   }
+  // One placing thread whatever the rank has (the A/B of placing_threads, by name only).
+  hzio::mpi::ReadOptions one_thread = two_phase;
+  one_thread.placing_threads = 1;
+  if (!o.only.empty())
+    methods.push_back({"hzio two-phase one thread", [&](auto* out) { return HzioRead(c, hz, one_thread, -1, out, nullptr); }});
   // Every unit through the window, none read by its own rank (the A/B of owner_reads, by name only).
   hzio::mpi::ReadOptions window = two_phase;
   window.owner_reads = false;

@@ -23,4 +23,7 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
+/// --threads N (0, the default: the CPUs a rank has), checked against 0..max.
+int ThreadsOption(const Args& args, int max);
+
 }  // namespace hzio_mpi_tool

@@ -32,7 +32,7 @@ std::string JsonReport(int ranks, const hzio::mpi::IoStats& s, bool reader, std:
   for (size_t i = 0; i < s.per_aggregator.size(); ++i)
     j += std::string(i ? "," : "") + "{\"rank\":" + std::to_string(s.per_aggregator[i].rank) +
          ",\"bytes\":" + std::to_string(s.per_aggregator[i].bytes) + "}";
-  j += "],\"rounds\":" + std::to_string(s.rounds);
+  j += "],\"rounds\":" + std::to_string(s.rounds) + ",\"threads\":" + std::to_string(s.local_threads);  // rank 0's
   if (s.overlapped) j += ",\"overlapped\":true";  // rounds' I/O ran beside the next round's work
   if (s.hz_window) j += ",\"hz_window\":true";    // the window held units in hz order
   if (verified) j += std::string(",\"verify\":\"") + (*verified ? "ok" : "failed") + "\"";

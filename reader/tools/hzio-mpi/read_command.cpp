@@ -41,6 +41,7 @@ void Accumulate(IoStats& total, const IoStats& s) {
   total.rounds = std::max(total.rounds, s.rounds);
   total.overlapped = total.overlapped || s.overlapped;
   total.hz_window = total.hz_window || s.hz_window;
+  total.local_threads = std::max(total.local_threads, s.local_threads);
   if (!s.note.empty()) total.note = s.note;
   if (total.per_aggregator.size() != s.per_aggregator.size()) {
     total.per_aggregator = s.per_aggregator;
@@ -103,7 +104,7 @@ std::vector<std::vector<int>> FieldGroups(MPI_Comm comm, const std::vector<int>&
 int RunRead(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"grid", "box", "level", "field", "time", "mode", "aggregators", "out", "memory-budget",
-                   "results-budget"},
+                   "results-budget", "threads"},
                   {"verify", "json", "overlap", "direct-io", "no-direct-io", "no-owner-reads"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "read needs exactly one IN.idx");
   const std::string mode = args.Get("mode", "two-phase");
@@ -119,6 +120,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   if (args.Has("direct-io")) options.direct_reads = DirectReads::kAlways;
   if (args.Has("no-direct-io")) options.direct_reads = DirectReads::kNever;
   options.owner_reads = !args.Has("no-owner-reads");
+  options.placing_threads = ThreadsOption(args, kMaxPlacingThreads);
   const int64_t results_budget =
       args.Has("results-budget") ? ParseByteSize(args.Get("results-budget"), "--results-budget") : kResultsBudget;
   const int rank = CommRank(comm), ranks = CommSize(comm);

@@ -40,7 +40,7 @@ Point ParseDims(const std::string& text) {
 int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
-                   "restructure", "aggregators", "compression", "memory-budget"},
+                   "restructure", "aggregators", "compression", "memory-budget", "threads"},
                   {"json", "sync", "no-direct-io", "no-overlap", "wait", "pidx-compatible"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
@@ -69,6 +69,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.overlap_io = !args.Has("no-overlap");
   options.wait = args.Has("wait");
   options.pidx_compatible = args.Has("pidx-compatible");
+  options.encoding_threads = ThreadsOption(args, kMaxEncodingThreads);
   options.notify = [](const std::string& note) { std::fprintf(stderr, "hzio-mpi: note: %s\n", note.c_str()); };
 
   // Synthetic data (design.md §4) for every piece, field and timestep of this rank.
