@@ -194,10 +194,10 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (Rank() == 0) {
-    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("all")));
-    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("shuffled")));
-    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("threads")));
-    ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("thread_rounds")));
+    for (const char* other : {"all", "shuffled", "threads", "thread_rounds"}) {
+      SCOPED_TRACE(std::string("one rank against ") + other);
+      ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File(other)));
+    }
   }
 }
 

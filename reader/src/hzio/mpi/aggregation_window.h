@@ -41,11 +41,11 @@ class AggregationWindow {
   /// window when it fits. Errors (e.g. out of memory) are agreed: every rank throws the same.
   static std::shared_ptr<AggregationWindow> Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted);
   /// The default memory budget of the writer's and reader's aggregation for one of `node_ranks`
-  /// ranks of a node (node_share.h; bytes per rank; the callers agree on the minimum): kMaxCachedBytes, so the window stays
-  /// cached and its pages warm from call to call (a fresh 2 GiB window per write spent more time
-  /// faulting its pages in than encoding: rounds of 256 MiB wrote 256³ × 16 float64 with the hz
-  /// phase 2.4x and the io phase 1.7x faster), or less when a quarter of this node's memory shared
-  /// by its ranks is smaller, but not below kMinDefaultBudget.
+  /// ranks of a node (node_share.h; bytes per rank; the callers agree on the minimum):
+  /// kMaxCachedBytes, so the window stays cached and its pages warm from call to call (a fresh 2 GiB
+  /// window per write spent more time faulting its pages in than encoding: rounds of 256 MiB wrote
+  /// 256³ × 16 float64 with the hz phase 2.4x and the io phase 1.7x faster), or less when a quarter
+  /// of this node's memory shared by its ranks is smaller, but not below kMinDefaultBudget.
   static int64_t DefaultBudget(int node_ranks);
   static constexpr int64_t kMinDefaultBudget = int64_t{32} << 20;
   /// Local: the budget a call uses (before the ranks agree on their minimum): `option` when > 0,

@@ -166,7 +166,12 @@ void RoundPipeline::Run(const FileAggregation& plan, int64_t time, std::vector<R
   const std::vector<const uint8_t*> readable(direct.begin(), direct.end());
 
   double t0 = MPI_Wtime();
-  if (my_agg >= 0 && !cells_.cells_cover_blocks) Fill(plan, my_agg, window.data() + half_offset);
+  const bool fill = my_agg >= 0 && !cells_.cells_cover_blocks;
+  // Another rank's write of two rounds ago may still read this rank's half (the raw parts of a shared
+  // file held on one node are written by one of its ranks): every rank waits for its writes before
+  // any aggregator fills its half again. (Stores come after the opening fence, which already waits.)
+  if (rounds_.overlap && !cells_.cells_cover_blocks) MpiCheck(MPI_Barrier(comm_), "MPI_Barrier(round)");
+  if (fill) Fill(plan, my_agg, window.data() + half_offset);
   // The opening fence: every aggregator's buffer is filled before anyone stores into it.
   window.Fence(MPI_MODE_NOPRECEDE);
   stats_.local.aggregate += MPI_Wtime() - t0;

@@ -46,8 +46,9 @@ struct WriteRounds {
 WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested_aggregators, int ranks, int64_t budget,
                             size_t timesteps, bool overlap_io);
 
-/// The cells the ranks encode (the same on every rank): the restructuring grid, its encoder, the
-/// part of any cell the encoder reads, and whether encoding every cell writes every stored sample.
+/// The cells the ranks encode (the same on every rank, but for this rank's `threads`, which change
+/// only how it encodes): the restructuring grid, its encoder, the part of any cell the encoder
+/// reads, and whether encoding every cell writes every stored sample.
 struct CellPlan {
   CellPlan(const IdxHeader& header, const Point& cell_size, int ranks, int threads = 1);
   int threads;  // encoding threads of this rank (cells cut into subtrees for them: BoxEncoder::SplitFor)
