@@ -194,9 +194,9 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (Rank() == 0) {
-    for (const char* other : {"all", "shuffled", "threads", "thread_rounds"}) {
-      SCOPED_TRACE(std::string("one rank against ") + other);
-      ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File(other)));
+    for (const char* copy : {"all", "shuffled", "threads", "thread_rounds"}) {
+      SCOPED_TRACE(std::string("one rank against ") + copy);
+      ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File(copy)));
     }
   }
 }

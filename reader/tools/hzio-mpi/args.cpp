@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include "hzio/mpi/node_share.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
@@ -33,8 +34,8 @@ long long Args::GetInt(const std::string& name, long long fallback) const {
   return Has(name) ? hzio::ParseInt64(Get(name), "--" + name) : fallback;
 }
 
-int ThreadsOption(const Args& args, int max) {
-  const long long threads = args.GetInt("threads", 0);
+int ThreadsOption(const Args& args) {
+  const long long threads = args.GetInt("threads", 0), max = hzio::mpi::kMaxThreadsPerRank;
   hzio::Check(threads >= 0 && threads <= max, hzio::ErrorCode::kInvalidArgument,
               "--threads " + std::to_string(threads) + " is outside 0.." + std::to_string(max) +
                   " (0: the CPUs each rank has)");

@@ -23,7 +23,8 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
-/// --threads N (0, the default: the CPUs a rank has), checked against 0..max.
-int ThreadsOption(const Args& args, int max);
+/// --threads N (0, the default: the CPUs a rank has), checked against 0..hzio::mpi::kMaxThreadsPerRank
+/// here, where the value is still 64-bit.
+int ThreadsOption(const Args& args);
 
 }  // namespace hzio_mpi_tool

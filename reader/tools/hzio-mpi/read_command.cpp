@@ -120,7 +120,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   if (args.Has("direct-io")) options.direct_reads = DirectReads::kAlways;
   if (args.Has("no-direct-io")) options.direct_reads = DirectReads::kNever;
   options.owner_reads = !args.Has("no-owner-reads");
-  options.placing_threads = ThreadsOption(args, kMaxPlacingThreads);
+  options.placing_threads = ThreadsOption(args);
   const int64_t results_budget =
       args.Has("results-budget") ? ParseByteSize(args.Get("results-budget"), "--results-budget") : kResultsBudget;
   const int rank = CommRank(comm), ranks = CommSize(comm);

@@ -69,7 +69,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.overlap_io = !args.Has("no-overlap");
   options.wait = args.Has("wait");
   options.pidx_compatible = args.Has("pidx-compatible");
-  options.encoding_threads = ThreadsOption(args, kMaxEncodingThreads);
+  options.encoding_threads = ThreadsOption(args);
   options.notify = [](const std::string& note) { std::fprintf(stderr, "hzio-mpi: note: %s\n", note.c_str()); };
 
   // Synthetic data (design.md §4) for every piece, field and timestep of this rank.

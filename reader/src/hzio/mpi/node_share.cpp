@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 
 #include "hzio/mpi/collective.h"
+#include "hzio/util/error.h"
 
 namespace hzio::mpi {
 
@@ -25,6 +27,16 @@ int CpusPerRank(int node_ranks) {
   const long allowed = ::sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : 1;
   const long share = online > 0 ? online / std::max(node_ranks, 1) : 1;
   return static_cast<int>(std::max(1L, std::min(allowed, share)));
+}
+
+void CheckThreadsOption(int threads, const char* option) {
+  Check(threads >= 0 && threads <= kMaxThreadsPerRank, ErrorCode::kInvalidArgument,
+        std::string(option) + " " + std::to_string(threads) + " is outside 0.." + std::to_string(kMaxThreadsPerRank) +
+            " (0: the CPUs this rank has)");
+}
+
+int ThreadsFor(int threads, int node_ranks) {
+  return threads > 0 ? std::min(threads, kMaxThreadsPerRank) : CpusPerRank(node_ranks);
 }
 
 }  // namespace hzio::mpi

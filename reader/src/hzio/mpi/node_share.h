@@ -6,6 +6,10 @@
 
 namespace hzio::mpi {
 
+/// The most threads a rank may be asked to use (ReadOptions::placing_threads,
+/// WriteOptions::encoding_threads).
+inline constexpr int kMaxThreadsPerRank = 256;
+
 /// How many ranks of `comm` run on this rank's node. Collective.
 int NodeRanks(MPI_Comm comm);
 
@@ -13,5 +17,12 @@ int NodeRanks(MPI_Comm comm);
 /// allows (1 under Open MPI's default binding of up to 2 ranks, each to a core), and no more than
 /// its share of the node's online CPUs; at least 1.
 int CpusPerRank(int node_ranks);
+
+/// Throws kInvalidArgument naming `option` unless 0 <= threads <= kMaxThreadsPerRank (0: the default).
+void CheckThreadsOption(int threads, const char* option);
+
+/// The threads a rank uses for a thread option: `threads` when > 0 (at most kMaxThreadsPerRank),
+/// else CpusPerRank(node_ranks).
+int ThreadsFor(int threads, int node_ranks);
 
 }  // namespace hzio::mpi

@@ -43,8 +43,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   const int node_ranks = NodeRanks(comm_);
   default_budget_ = AggregationWindow::DefaultBudget(node_ranks);
   // An option out of range is refused inside a read, where errors are agreed on.
-  placing_threads_ = options_.placing_threads > 0 ? std::min(options_.placing_threads, kMaxPlacingThreads)
-                                                  : CpusPerRank(node_ranks);
+  placing_threads_ = ThreadsFor(options_.placing_threads, node_ranks);
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {
@@ -136,9 +135,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   try {
     Check(!fields.empty() && out.size() == fields.size(), ErrorCode::kInvalidArgument,
           std::to_string(fields.size()) + " fields but " + std::to_string(out.size()) + " output lists");
-    Check(options_.placing_threads >= 0 && options_.placing_threads <= kMaxPlacingThreads, ErrorCode::kInvalidArgument,
-          "placing_threads " + std::to_string(options_.placing_threads) + " is outside 0.." +
-              std::to_string(kMaxPlacingThreads) + " (0: the CPUs this rank has)");
+    CheckThreadsOption(options_.placing_threads, "placing_threads");
     for (const int field : fields)
       Check(field >= 0 && field < static_cast<int>(header_.fields.size()), ErrorCode::kNotFound,
             "field index " + std::to_string(field) + " outside 0.." + std::to_string(header_.fields.size() - 1));

@@ -94,9 +94,8 @@ struct ReadOptions {
   int placing_threads = 0;    // two-phase: threads that place this rank's own units into its boxes (the scatter
                               // from hz order is most of a restart's CPU time). 0 = the CPUs this rank has to
                               // itself (node_share.h: 1 where each rank is bound to a core, as Open MPI binds up
-                              // to 2 ranks by default); this rank only. At most kMaxPlacingThreads.
+                              // to 2 ranks by default); this rank only. At most kMaxThreadsPerRank (node_share.h).
 };
-inline constexpr int kMaxPlacingThreads = 256;
 
 /// One box's answer: the samples of `grid` (row-major over grid.count), the field's dtype.
 struct BoxData {

@@ -129,11 +129,8 @@ ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
   int64_t budget = default_budget;
   try {
     budget = AggregationWindow::ChooseBudget(options_.memory_budget, default_budget);
-    Check(options_.encoding_threads >= 0 && options_.encoding_threads <= kMaxEncodingThreads,
-          ErrorCode::kInvalidArgument,
-          "encoding_threads " + std::to_string(options_.encoding_threads) + " is outside 0.." +
-              std::to_string(kMaxEncodingThreads) + " (0: the CPUs this rank has)");
-    out.threads = options_.encoding_threads > 0 ? options_.encoding_threads : CpusPerRank(node_ranks);
+    CheckThreadsOption(options_.encoding_threads, "encoding_threads");
+    out.threads = ThreadsFor(options_.encoding_threads, node_ranks);
     for (const Registered& r : registered_) {
       const Piece& p = r.piece;
       Check(p.field >= 0 && p.field < nfields, ErrorCode::kInvalidArgument,

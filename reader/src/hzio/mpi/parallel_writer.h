@@ -70,9 +70,8 @@ struct WriteOptions {
   int encoding_threads = 0;   // threads that HZ-encode this rank's cells where it stores into the aggregators'
                               // memory itself (no puts): 0 = the CPUs this rank has to itself (node_share.h: 1
                               // where each rank is bound to a core, as Open MPI binds up to 2 ranks by default);
-                              // at most kMaxEncodingThreads; this rank only
+                              // at most kMaxThreadsPerRank; this rank only
 };
-inline constexpr int kMaxEncodingThreads = 256;
 
 class ParallelWriter {
  public:
