@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -199,6 +201,42 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
       ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File(copy)));
     }
   }
+}
+
+// An aggregator's buffer is refilled only after every rank has written it out. The raw parts of a
+// shared file held on one node are written by one of its ranks from the others' buffers, on its I/O
+// thread while the next round is encoded; an aggregator that refilled its half for the round two
+// later as soon as its own write was done put fill samples into that file (a non-power-of-two box,
+// so the buffers are filled; files cut across rounds). The ctest entries mpi.slow_writes.ranks5 and
+// .ranks7 run this with tests/support/slow_writes.cpp preloaded and rank 0's writes (it writes the
+// shared files) made late: without the fix it failed in every run at 5, 6 and 7 ranks, where unbound
+// ranks on a fast disk showed it in a few runs of 30. (At 4 and 8 ranks no file is shared that way.)
+TEST(ParallelWriter, OverlappedRoundsRefillNoBufferAnotherRankStillWrites) {
+  if (std::getenv("HZIO_TEST_SLOW_WRITES_MS") == nullptr) GTEST_SKIP() << "needs late writes: ctest -R mpi.slow_writes";
+  using SlowedWrites = long (*)();
+  const auto slowed = reinterpret_cast<SlowedWrites>(dlsym(RTLD_DEFAULT, "hzio_test_slowed_writes"));
+  ASSERT_NE(slowed, nullptr) << "HZIO_TEST_SLOW_WRITES_MS is set but libhzio_slow_writes is not preloaded";
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{45, 31, 17};
+  spec.fields = "p:float64,v:float32[3]";
+  spec.bits_per_block = 10;
+  spec.blocks_per_file = 4;
+  WriteOptions rounds;
+  rounds.memory_budget = 48 << 10;
+  const IoStats stats =
+      testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("rounds/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, rounds);
+  EXPECT_GT(stats.rounds, 2);
+  EXPECT_TRUE(stats.overlapped);
+  MPI_Comm single = testing::FirstRanks(MPI_COMM_WORLD, 1);
+  if (single != MPI_COMM_NULL) {
+    testing::WriteSynthetic(single, dir.File("one/visus.idx"), spec, Point{1, 1, 1}, 1, {});
+    MPI_Comm_free(&single);
+  }
+  long mine = slowed(), all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(all, 0) << "no write was slowed";
+  if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File("one"), dir.File("rounds")));
 }
 
 // More aggregators than files: aggregators share files, each writing its own slot range.
