@@ -20,14 +20,15 @@
 !>    contiguous arrays declared TARGET (or ALLOCATABLE, TARGET) and leave them alone until then.
 !>  - Field indices (hzio_desc_get_field) are 1-based.
 !>  - Communicators are `integer` handles (use mpi) or, when hzio was built with mpi_f08,
-!>    type(MPI_Comm).
+!>    type(MPI_Comm); so are the hints of the collective writer and reader, an MPI_Info given as
+!>    `info=` (keys "memory_budget", "aggregators", "threads": hzio_mpi.h).
 !>  - Handles are freed with the matching _free (collective for collective handles, and before
 !>    MPI_Finalize).
 module hzio
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
 #ifdef HZIO_HAVE_MPI_F08
-  use mpi_f08, only: MPI_Comm
+  use mpi_f08, only: MPI_Comm, MPI_Info
 #endif
   use hzio_c_bindings
   implicit none
@@ -328,26 +329,37 @@ contains
     call finish(c_writer_create(c_chars(path), desc%ptr, flags_or_zero(flags), writer%ptr), status)
   end subroutine
 
-  subroutine writer_create_mpi_int(writer, path, desc, comm, flags, status)
+  subroutine writer_create_mpi_int(writer, path, desc, comm, flags, status, info)
     type(hzio_writer), intent(out) :: writer
     character(*), intent(in) :: path
     type(hzio_desc), intent(in) :: desc
     integer, intent(in) :: comm
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: status
-    call finish(c_writer_create_mpi_f(int(comm, c_int), c_chars(path), desc%ptr, flags_or_zero(flags), writer%ptr), &
-                status)
+    integer, intent(in), optional :: info  ! an MPI_Info of hints (hzio_mpi.h)
+    if (present(info)) then
+      call finish(c_writer_create_mpi_info_f(int(comm, c_int), c_chars(path), desc%ptr, flags_or_zero(flags), &
+                                             int(info, c_int), writer%ptr), status)
+    else
+      call finish(c_writer_create_mpi_f(int(comm, c_int), c_chars(path), desc%ptr, flags_or_zero(flags), writer%ptr), &
+                  status)
+    end if
   end subroutine
 
 #ifdef HZIO_HAVE_MPI_F08
-  subroutine writer_create_mpi_f08(writer, path, desc, comm, flags, status)
+  subroutine writer_create_mpi_f08(writer, path, desc, comm, flags, status, info)
     type(hzio_writer), intent(out) :: writer
     character(*), intent(in) :: path
     type(hzio_desc), intent(in) :: desc
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: status
-    call writer_create_mpi_int(writer, path, desc, comm%MPI_VAL, flags, status)
+    type(MPI_Info), intent(in), optional :: info
+    if (present(info)) then
+      call writer_create_mpi_int(writer, path, desc, comm%MPI_VAL, flags, status, info%MPI_VAL)
+    else
+      call writer_create_mpi_int(writer, path, desc, comm%MPI_VAL, flags, status)
+    end if
   end subroutine
 #endif
 
@@ -425,23 +437,34 @@ contains
     call finish(c_reader_open(c_chars(path), 0_c_int, reader%ptr), status)
   end subroutine
 
-  subroutine reader_open_mpi_int(reader, path, comm, flags, status)
+  subroutine reader_open_mpi_int(reader, path, comm, flags, status, info)
     type(hzio_reader), intent(out) :: reader
     character(*), intent(in) :: path
     integer, intent(in) :: comm
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: status
-    call finish(c_reader_open_mpi_f(int(comm, c_int), c_chars(path), flags_or_zero(flags), reader%ptr), status)
+    integer, intent(in), optional :: info  ! an MPI_Info of hints (hzio_mpi.h)
+    if (present(info)) then
+      call finish(c_reader_open_mpi_info_f(int(comm, c_int), c_chars(path), flags_or_zero(flags), int(info, c_int), &
+                                           reader%ptr), status)
+    else
+      call finish(c_reader_open_mpi_f(int(comm, c_int), c_chars(path), flags_or_zero(flags), reader%ptr), status)
+    end if
   end subroutine
 
 #ifdef HZIO_HAVE_MPI_F08
-  subroutine reader_open_mpi_f08(reader, path, comm, flags, status)
+  subroutine reader_open_mpi_f08(reader, path, comm, flags, status, info)
     type(hzio_reader), intent(out) :: reader
     character(*), intent(in) :: path
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: status
-    call reader_open_mpi_int(reader, path, comm%MPI_VAL, flags, status)
+    type(MPI_Info), intent(in), optional :: info
+    if (present(info)) then
+      call reader_open_mpi_int(reader, path, comm%MPI_VAL, flags, status, info%MPI_VAL)
+    else
+      call reader_open_mpi_int(reader, path, comm%MPI_VAL, flags, status)
+    end if
   end subroutine
 #endif
 

@@ -200,6 +200,25 @@ module hzio_c_bindings
       type(c_ptr), intent(out) :: reader
       integer(c_int) :: s
     end function
+    function c_writer_create_mpi_info_f(comm, path, desc, flags, info, writer) &
+        bind(c, name="hzio_writer_create_mpi_info_f") result(s)
+      import :: c_int, c_ptr, c_char
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), value :: desc
+      integer(c_int), value :: flags, info
+      type(c_ptr), intent(out) :: writer
+      integer(c_int) :: s
+    end function
+    function c_reader_open_mpi_info_f(comm, path, flags, info, reader) bind(c, name="hzio_reader_open_mpi_info_f") &
+        result(s)
+      import :: c_int, c_ptr, c_char
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), value :: flags, info
+      type(c_ptr), intent(out) :: reader
+      integer(c_int) :: s
+    end function
     function c_reader_open_mpi_f(comm, path, flags, reader) bind(c, name="hzio_reader_open_mpi_f") result(s)
       import :: c_int, c_ptr, c_char
       integer(c_int), value :: comm

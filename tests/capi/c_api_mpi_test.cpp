@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../mpi/mpi_test_support.h"
@@ -66,14 +67,20 @@ hzio::Grid GridOf(const int64_t* origin, const int64_t* stride, const int64_t* c
                     hzio::Point{count[0], count[1], count[2]}};
 }
 
-// Each rank writes two pieces of its cell of a PX x PY x PZ decomposition (both timesteps, all fields).
-void WriteCollectively(MPI_Comm comm, const std::string& path, int flags = 0) {
+// Each rank writes two pieces of its cell of a PX x PY x PZ decomposition (both timesteps, all fields),
+// with the hints in `info` when given (hzio_writer_create_mpi_info); `stats` gets the write's.
+void WriteCollectively(MPI_Comm comm, const std::string& path, int flags = 0, MPI_Info info = MPI_INFO_NULL,
+                       hzio_io_stats* stats_out = nullptr) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   hzio_desc* desc = MakeDesc();
   hzio_writer* w = nullptr;
-  ASSERT_HZIO_OK(hzio_writer_create_mpi(comm, path.c_str(), desc, flags, &w));
+  if (info == MPI_INFO_NULL) {
+    ASSERT_HZIO_OK(hzio_writer_create_mpi(comm, path.c_str(), desc, flags, &w));
+  } else {
+    ASSERT_HZIO_OK(hzio_writer_create_mpi_info(comm, path.c_str(), desc, flags, info, &w));
+  }
   ASSERT_HZIO_OK(hzio_desc_free(desc));
   const hzio::Box domain(hzio::Point(3), kDims);
   std::vector<std::vector<uint8_t>> buffers;
@@ -91,7 +98,20 @@ void WriteCollectively(MPI_Comm comm, const std::string& path, int flags = 0) {
   hzio_io_stats stats{};
   ASSERT_HZIO_OK(hzio_writer_get_stats(w, &stats));
   EXPECT_EQ(stats.data_bytes, 2 * kDims.Product() * (8 + 24 + 8));  // every rank's boxes
+  if (stats_out) *stats_out = stats;
   ASSERT_HZIO_OK(hzio_writer_free(w));
+}
+
+// Rank r reads cell r of a `grid` decomposition of velocity at timestep 1, full resolution:
+// equal to the formula on every rank.
+void ExpectVelocityOfCell(hzio_reader* r, const hzio::Point& grid) {
+  const hzio::Box cell = hzio::GridCell(hzio::Box(hzio::Point(3), kDims), grid, Rank());
+  const hzio::Point size = cell.Size();
+  std::vector<uint8_t> out(static_cast<size_t>(size.Product() * 24));
+  void* targets[1] = {out.data()};
+  ASSERT_HZIO_OK(hzio_reader_read(r, "velocity", 1, HZIO_FULL_RESOLUTION, 1, cell.p1.v.data(), size.v.data(), targets));
+  EXPECT_TRUE(AllRanks(hzio::FirstSyntheticMismatch(hzio::DType::Parse("float64[3]"), 1, 1, hzio::DenseGrid(cell),
+                                                    out.data()) == -1));
 }
 
 class CApiMpi : public ::testing::TestWithParam<int> {};
@@ -227,13 +247,7 @@ TEST(CApiMpiPidx, PidxCompatibleOutputReadsBack) {
   }
   hzio_reader* r = nullptr;
   ASSERT_HZIO_OK(hzio_reader_open_mpi(MPI_COMM_WORLD, path.c_str(), 0, &r));
-  const hzio::Box cell = hzio::GridCell(hzio::Box(hzio::Point(3), kDims), hzio::Point{1, 1, Ranks()}, Rank());
-  const hzio::Point size = cell.Size();
-  std::vector<uint8_t> out(static_cast<size_t>(size.Product() * 24));
-  void* targets[1] = {out.data()};
-  ASSERT_HZIO_OK(hzio_reader_read(r, "velocity", 1, HZIO_FULL_RESOLUTION, 1, cell.p1.v.data(), size.v.data(), targets));
-  EXPECT_TRUE(AllRanks(hzio::FirstSyntheticMismatch(hzio::DType::Parse("float64[3]"), 1, 1, hzio::DenseGrid(cell),
-                                                    out.data()) == -1));
+  ExpectVelocityOfCell(r, hzio::Point{1, 1, Ranks()});
   ASSERT_HZIO_OK(hzio_reader_free(r));
 
   hzio_desc* desc = MakeDesc();
@@ -244,6 +258,54 @@ TEST(CApiMpiPidx, PidxCompatibleOutputReadsBack) {
                         HZIO_ERR_UNSUPPORTED, "not readable by PIDX 0.9.3: field 'species11' has dtype float64[11]");
   EXPECT_EQ(w, nullptr);
   ASSERT_HZIO_OK(hzio_desc_free(desc));
+}
+
+// Hints in an MPI_Info (hzio_mpi.h): "aggregators" takes effect (the stats say how many ranks wrote
+// and read the files), a tiny memory budget (rounds) and two threads per rank still write and read
+// the formula; an unknown key or a malformed value on one rank fails every rank, naming it.
+TEST(CApiMpiHints, HintsInAnMpiInfoTakeEffect) {
+  ScratchDir dir;
+  const std::string path = dir.File("hints/sim.idx");
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "memory_budget", "64k");
+  MPI_Info_set(info, "aggregators", "1");
+  MPI_Info_set(info, "threads", "2");
+  hzio_io_stats written{};
+  WriteCollectively(MPI_COMM_WORLD, path, 0, info, &written);
+  EXPECT_EQ(written.aggregators, 1);
+  hzio_reader* r = nullptr;
+  ASSERT_HZIO_OK(hzio_reader_open_mpi_info(MPI_COMM_WORLD, path.c_str(), 0, info, &r));
+  MPI_Info_free(&info);  // the handles keep what they read of it
+  ExpectVelocityOfCell(r, hzio::Point{1, Ranks(), 1});
+  hzio_io_stats read{};
+  ASSERT_HZIO_OK(hzio_reader_get_stats(r, &read));
+  EXPECT_EQ(read.aggregators, 1);
+  ASSERT_HZIO_OK(hzio_reader_free(r));
+
+  const int last = Ranks() - 1;
+  MPI_Info wrong = MPI_INFO_NULL;
+  MPI_Info_create(&wrong);
+  if (Rank() == last) MPI_Info_set(wrong, "memory_budgt", "1g");
+  hzio_desc* desc = MakeDesc();
+  hzio_writer* w = nullptr;
+  ExpectCollectiveError(hzio_writer_create_mpi_info(MPI_COMM_WORLD, dir.File("no/sim.idx").c_str(), desc, 0, wrong, &w),
+                        HZIO_ERR_INVALID_ARGUMENT, "unknown hint 'memory_budgt'");
+  EXPECT_EQ(w, nullptr);
+  ASSERT_HZIO_OK(hzio_desc_free(desc));
+  MPI_Info_free(&wrong);
+  for (const auto& [key, value, says] : {std::tuple{"threads", "300", "hint threads=300"},
+                                         std::tuple{"memory_budget", "lots", "hint memory_budget=lots"},
+                                         std::tuple{"aggregators", "-2", "hint aggregators=-2"}}) {
+    MPI_Info_create(&wrong);
+    if (Rank() == 0) MPI_Info_set(wrong, key, value);
+    r = nullptr;
+    ExpectCollectiveError(hzio_reader_open_mpi_info_f(MPI_Comm_c2f(MPI_COMM_WORLD), path.c_str(), 0,
+                                                      MPI_Info_c2f(wrong), &r),
+                          HZIO_ERR_INVALID_ARGUMENT, says);
+    EXPECT_EQ(r, nullptr);
+    MPI_Info_free(&wrong);
+  }
 }
 
 // A writer and a reader on a sub-communicator: the other ranks take no part.

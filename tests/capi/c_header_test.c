@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
   /* The collective entry points exist with C linkage (not called: no MPI_Init here). */
   hzio_status (*open_mpi)(MPI_Comm, const char*, int, hzio_reader**) = hzio_reader_open_mpi;
   Expect(open_mpi != NULL, "hzio_reader_open_mpi links");
+  hzio_status (*create_mpi_info)(MPI_Comm, const char*, const hzio_desc*, int, MPI_Info, hzio_writer**) =
+      hzio_writer_create_mpi_info;
+  Expect(create_mpi_info != NULL, "hzio_writer_create_mpi_info links");
 #endif
   if (g_failures == 0) printf("c_header_test: ok\n");
   return g_failures == 0 ? 0 : 1;

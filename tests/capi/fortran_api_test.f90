@@ -121,6 +121,7 @@ contains
     type(hzio_writer) :: writer
     type(hzio_reader) :: reader, serial
     type(hzio_io_stats) :: stats
+    type(MPI_Info) :: hints, bad
     real(real64), allocatable, target :: p(:, :, :, :)        ! (x, y, z, t)
     real(real32), allocatable, target :: v(:, :, :, :, :)     ! (c, x, y, z, t)
     integer(int32), allocatable, target :: m(:, :, :, :, :)   ! (1, x, y, z, t): a scalar with a component axis
@@ -157,7 +158,13 @@ contains
     call hzio_desc_set_timesteps(desc, 0_int64, 2_int64)
     call hzio_desc_set_bits_per_block(desc, 6)
     call hzio_desc_set_compression(desc, 'zip', field='v')
-    call hzio_writer_create_mpi(writer, path, desc, MPI_COMM_WORLD, HZIO_OVERWRITE)  ! type(MPI_Comm)
+    ! Hints (hzio_mpi.h): one aggregator, a budget of 16 KiB (rounds), two threads per rank.
+    call MPI_Info_create(hints)
+    call MPI_Info_set(hints, 'aggregators', '1')
+    call MPI_Info_set(hints, 'memory_budget', '16k')
+    call MPI_Info_set(hints, 'threads', '2')
+    call hzio_writer_create_mpi(writer, path, desc, MPI_COMM_WORLD, HZIO_OVERWRITE, info=hints)  ! type(MPI_Comm)
+    call MPI_Info_free(hints)
     call hzio_desc_free(desc)
     offset = [0_int64, 0_int64, z0]
     do t = 0, 2
@@ -186,6 +193,7 @@ contains
     call hzio_writer_write(writer)
     call hzio_writer_get_stats(writer, stats)
     call expect(stats%data_bytes == 3 * nx * ny * nz * (8 + 12 + 4), 'bytes written')
+    call expect(stats%aggregators == 1, 'the aggregators hint')
     call hzio_writer_write(writer, status)
     call expect_error(status, HZIO_ERR_INVALID_ARGUMENT, 'written its dataset already')
     call hzio_writer_free(writer)
@@ -248,6 +256,12 @@ contains
     call expect_error(status, HZIO_ERR_NOT_FOUND, 'missing.idx')
     call hzio_reader_open_mpi(reader, 'fortran_api_test_out/missing.idx', MPI_COMM_WORLD, status=status)
     call expect_error(status, HZIO_ERR_NOT_FOUND, 'missing.idx')
+    ! A misspelt hint fails the open on every rank (integer handles this time).
+    call MPI_Info_create(bad)
+    call MPI_Info_set(bad, 'thread', '2')
+    call hzio_reader_open_mpi(reader, path, MPI_COMM_WORLD%MPI_VAL, status=status, info=bad%MPI_VAL)
+    call expect_error(status, HZIO_ERR_INVALID_ARGUMENT, "unknown hint 'thread'")
+    call MPI_Info_free(bad)
   end subroutine
 
 end program

@@ -5,6 +5,7 @@
 // so a write that another thread or rank overwrites the buffer of while it is in flight writes the
 // overwritten bytes every time, where on a fast disk it would only now and then. A test asks
 // hzio_test_slowed_writes() (dlsym) whether the library is loaded and how many writes it slowed.
+// (On 64-bit Linux pwrite64 and pwritev64 are the same functions as these, which hzio calls.)
 #include <dlfcn.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -57,20 +58,8 @@ ssize_t pwrite(int fd, const void* data, size_t n, off_t offset) {
   return next(fd, data, n, offset);
 }
 
-ssize_t pwrite64(int fd, const void* data, size_t n, off_t offset) {
-  static const auto next = Next<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite64");
-  MaybeSleep();
-  return next(fd, data, n, offset);
-}
-
 ssize_t pwritev(int fd, const iovec* iov, int count, off_t offset) {
   static const auto next = Next<ssize_t (*)(int, const iovec*, int, off_t)>("pwritev");
-  MaybeSleep();
-  return next(fd, iov, count, offset);
-}
-
-ssize_t pwritev64(int fd, const iovec* iov, int count, off_t offset) {
-  static const auto next = Next<ssize_t (*)(int, const iovec*, int, off_t)>("pwritev64");
   MaybeSleep();
   return next(fd, iov, count, offset);
 }

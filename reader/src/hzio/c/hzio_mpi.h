@@ -42,6 +42,25 @@ HZIO_API hzio_status hzio_writer_create_mpi_f(MPI_Fint comm, const char* path, c
 HZIO_API hzio_status hzio_reader_open_mpi(MPI_Comm comm, const char* path, int flags, hzio_reader** reader);
 HZIO_API hzio_status hzio_reader_open_mpi_f(MPI_Fint comm, const char* path, int flags, hzio_reader** reader);
 
+/* The same with hints, given in an MPI_Info as MPI-IO takes its own (MPI_INFO_NULL: none; the
+ * info may be freed once the call returns). Each value is a string:
+ *   "memory_budget"  bytes of aggregation buffer per rank, with an optional k, m or g suffix
+ *                    ("512m"); a larger write or read goes in rounds. Default 256m. The smallest
+ *                    over the ranks counts.
+ *   "aggregators"    how many ranks write or read the block files; "0" (the default): one per rank.
+ *   "threads"        threads of this rank that HZ-encode its boxes (writer) or place the samples it
+ *                    reads (reader), 0..256; "0" (the default): the cores the rank has to itself
+ *                    (1 where each rank is bound to a core).
+ * An unknown key or a malformed value is HZIO_ERR_INVALID_ARGUMENT naming it, on every rank. */
+HZIO_API hzio_status hzio_writer_create_mpi_info(MPI_Comm comm, const char* path, const hzio_desc* desc, int flags,
+                                                 MPI_Info info, hzio_writer** writer);
+HZIO_API hzio_status hzio_writer_create_mpi_info_f(MPI_Fint comm, const char* path, const hzio_desc* desc, int flags,
+                                                   MPI_Fint info, hzio_writer** writer);
+HZIO_API hzio_status hzio_reader_open_mpi_info(MPI_Comm comm, const char* path, int flags, MPI_Info info,
+                                               hzio_reader** reader);
+HZIO_API hzio_status hzio_reader_open_mpi_info_f(MPI_Fint comm, const char* path, int flags, MPI_Fint info,
+                                                 hzio_reader** reader);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 
 #include "hzio/c/api_status.h"
 #include "hzio/c/handles.h"
+#include "hzio/c/mpi_hints.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_writer.h"
@@ -50,16 +51,17 @@ hzio_io_stats StatsOf(const mpi::IoStats& s) {
 // every rank agreed they were made: a failure frees the duplicate on every rank alike.
 class CollectiveWriter final : public WriterBackend {
  public:
-  CollectiveWriter(MPI_Comm comm, const std::string& path, const IdxHeader& header, int flags)
-      : writer_(comm, path, header, Options(flags)) {}
+  CollectiveWriter(MPI_Comm comm, const std::string& path, const IdxHeader& header, int flags, const MpiHints& hints)
+      : writer_(comm, path, header, Options(flags, hints)) {}
   void Adopt(std::unique_ptr<OwnedComm> comm) { comm_ = std::move(comm); }
 
   void Add(int field, int64_t time, const Box& box, const uint8_t* data) override { writer_.Add(field, time, box, data); }
   hzio_io_stats Write() override { return StatsOf(writer_.Write()); }
 
  private:
-  static mpi::WriteOptions Options(int flags) {
+  static mpi::WriteOptions Options(int flags, const MpiHints& hints) {
     mpi::WriteOptions o;
+    Apply(hints, o);
     o.overwrite = (flags & HZIO_OVERWRITE) != 0;
     o.sync = (flags & HZIO_SYNC) != 0;
     o.pidx_compatible = (flags & HZIO_PIDX_COMPATIBLE) != 0;
@@ -72,8 +74,8 @@ class CollectiveWriter final : public WriterBackend {
 
 class CollectiveReader final : public ReaderBackend {
  public:
-  CollectiveReader(MPI_Comm comm, const std::string& path, int flags)
-      : reader_(comm, path, Options(flags)) {}
+  CollectiveReader(MPI_Comm comm, const std::string& path, int flags, const MpiHints& hints)
+      : reader_(comm, path, Options(flags, hints)) {}
   void Adopt(std::unique_ptr<OwnedComm> comm) { comm_ = std::move(comm); }
 
   const IdxHeader& header() const override { return reader_.header(); }
@@ -86,8 +88,9 @@ class CollectiveReader final : public ReaderBackend {
   }
 
  private:
-  static mpi::ReadOptions Options(int flags) {
+  static mpi::ReadOptions Options(int flags, const MpiHints& hints) {
     mpi::ReadOptions o;
+    Apply(hints, o);
     o.mode = (flags & HZIO_ONE_PHASE) != 0 ? mpi::ReadMode::kOnePhase : mpi::ReadMode::kTwoPhase;
     return o;
   }
@@ -97,13 +100,14 @@ class CollectiveReader final : public ReaderBackend {
 };
 
 hzio_status CreateWriter(const char* function, MPI_Comm comm, const char* path, const hzio_desc* desc, int flags,
-                         hzio_writer** writer) {
+                         MPI_Info info, hzio_writer** writer) {
   return Guard(function, [&] {
     auto owned = std::make_unique<OwnedComm>(comm);
     // Everything that can fail on one rank only is agreed on, so every rank returns alike.
     std::unique_ptr<CollectiveWriter> backend;
     IdxHeader header;
     mpi::Collectively(owned->get(), [&] {
+      const MpiHints hints = ReadHints(info);
       RequireNonNull(writer, "writer");
       RequireNonNull(desc, "desc");
       const std::string where = Text(path, "path");
@@ -114,24 +118,27 @@ hzio_status CreateWriter(const char* function, MPI_Comm comm, const char* path, 
         Check(f.hz_layout, ErrorCode::kUnsupported,
               "field '" + f.name + "' asks for row-major blocks; the collective writer writes hz-order blocks "
               "(the serial writer, hzio_writer_create, writes both)");
-      backend = std::make_unique<CollectiveWriter>(owned->get(), where, header, flags);
+      backend = std::make_unique<CollectiveWriter>(owned->get(), where, header, flags, hints);
     });
     backend->Adopt(std::move(owned));
     *writer = new hzio_writer(std::move(header), std::move(backend));
   });
 }
 
-hzio_status OpenReader(const char* function, MPI_Comm comm, const char* path, int flags, hzio_reader** reader) {
+hzio_status OpenReader(const char* function, MPI_Comm comm, const char* path, int flags, MPI_Info info,
+                       hzio_reader** reader) {
   return Guard(function, [&] {
     auto owned = std::make_unique<OwnedComm>(comm);
     std::string where;
+    MpiHints hints;
     mpi::Collectively(owned->get(), [&] {
       RequireNonNull(reader, "reader");
       where = Text(path, "path");
       CheckFlags(flags, HZIO_ONE_PHASE, "a collective reader");
+      hints = ReadHints(info);
     });
     // ParallelReader agrees on its own outcome (a missing or malformed .idx fails everywhere).
-    auto backend = std::make_unique<CollectiveReader>(owned->get(), where, flags);
+    auto backend = std::make_unique<CollectiveReader>(owned->get(), where, flags, hints);
     backend->Adopt(std::move(owned));
     *reader = new hzio_reader(std::move(backend));
   });
@@ -145,20 +152,40 @@ extern "C" {
 
 hzio_status hzio_writer_create_mpi(MPI_Comm comm, const char* path, const hzio_desc* desc, int flags,
                                    hzio_writer** writer) {
-  return hzio::internal_c::CreateWriter(__func__, comm, path, desc, flags, writer);
+  return hzio::internal_c::CreateWriter(__func__, comm, path, desc, flags, MPI_INFO_NULL, writer);
 }
 
 hzio_status hzio_writer_create_mpi_f(MPI_Fint comm, const char* path, const hzio_desc* desc, int flags,
                                      hzio_writer** writer) {
-  return hzio::internal_c::CreateWriter(__func__, MPI_Comm_f2c(comm), path, desc, flags, writer);
+  return hzio::internal_c::CreateWriter(__func__, MPI_Comm_f2c(comm), path, desc, flags, MPI_INFO_NULL, writer);
+}
+
+hzio_status hzio_writer_create_mpi_info(MPI_Comm comm, const char* path, const hzio_desc* desc, int flags,
+                                        MPI_Info info, hzio_writer** writer) {
+  return hzio::internal_c::CreateWriter(__func__, comm, path, desc, flags, info, writer);
+}
+
+hzio_status hzio_writer_create_mpi_info_f(MPI_Fint comm, const char* path, const hzio_desc* desc, int flags,
+                                          MPI_Fint info, hzio_writer** writer) {
+  return hzio::internal_c::CreateWriter(__func__, MPI_Comm_f2c(comm), path, desc, flags, MPI_Info_f2c(info), writer);
 }
 
 hzio_status hzio_reader_open_mpi(MPI_Comm comm, const char* path, int flags, hzio_reader** reader) {
-  return hzio::internal_c::OpenReader(__func__, comm, path, flags, reader);
+  return hzio::internal_c::OpenReader(__func__, comm, path, flags, MPI_INFO_NULL, reader);
 }
 
 hzio_status hzio_reader_open_mpi_f(MPI_Fint comm, const char* path, int flags, hzio_reader** reader) {
-  return hzio::internal_c::OpenReader(__func__, MPI_Comm_f2c(comm), path, flags, reader);
+  return hzio::internal_c::OpenReader(__func__, MPI_Comm_f2c(comm), path, flags, MPI_INFO_NULL, reader);
+}
+
+hzio_status hzio_reader_open_mpi_info(MPI_Comm comm, const char* path, int flags, MPI_Info info,
+                                      hzio_reader** reader) {
+  return hzio::internal_c::OpenReader(__func__, comm, path, flags, info, reader);
+}
+
+hzio_status hzio_reader_open_mpi_info_f(MPI_Fint comm, const char* path, int flags, MPI_Fint info,
+                                        hzio_reader** reader) {
+  return hzio::internal_c::OpenReader(__func__, MPI_Comm_f2c(comm), path, flags, MPI_Info_f2c(info), reader);
 }
 
 }  // extern "C"
