@@ -107,11 +107,11 @@ hzio_status CreateWriter(const char* function, MPI_Comm comm, const char* path, 
     std::unique_ptr<CollectiveWriter> backend;
     IdxHeader header;
     mpi::Collectively(owned->get(), [&] {
-      const MpiHints hints = ReadHints(info);
       RequireNonNull(writer, "writer");
       RequireNonNull(desc, "desc");
       const std::string where = Text(path, "path");
       CheckFlags(flags, HZIO_OVERWRITE | HZIO_SYNC | HZIO_PIDX_COMPATIBLE, "a collective writer (HZIO_UPDATE is for the serial writer)");
+      const MpiHints hints = ReadHints(info);
       header = HeaderForWriting(*desc, where);
       if (desc->header.blocks_per_file == 0) mpi::SplitFilesAcrossRanks(header, mpi::CommSize(owned->get()), where);
       for (const Field& f : header.fields)
