@@ -210,7 +210,7 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
 // so the buffers are filled; files cut across rounds). The ctest entries mpi.slow_writes.ranks5 and
 // .ranks7 run this with tests/support/slow_writes.cpp preloaded and rank 0's writes (it writes the
 // shared files) made late: without the fix it failed in every run at 5, 6 and 7 ranks, where unbound
-// ranks on a fast disk showed it in a few runs of 30. (At 4 and 8 ranks no file is shared that way.)
+// ranks on a fast disk showed it in a few runs of 30. (At 4 and 8 ranks it passed without the fix too.)
 TEST(ParallelWriter, OverlappedRoundsRefillNoBufferAnotherRankStillWrites) {
   if (std::getenv("HZIO_TEST_SLOW_WRITES_MS") == nullptr) GTEST_SKIP() << "needs late writes: ctest -R mpi.slow_writes";
   using SlowedWrites = long (*)();

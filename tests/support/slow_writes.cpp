@@ -12,7 +12,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <string>
 
