@@ -294,7 +294,7 @@ TEST(CApiMpiHints, HintsInAnMpiInfoTakeEffect) {
   EXPECT_EQ(w, nullptr);
   ASSERT_HZIO_OK(hzio_desc_free(desc));
   MPI_Info_free(&wrong);
-  for (const auto& [key, value, says] : {std::tuple{"threads", "300", "hint threads=300"},
+  for (const auto& [key, value, says] : {std::tuple{"threads", "300", "hint threads 300 is outside 0..256"},
                                          std::tuple{"memory_budget", "lots", "hint memory_budget=lots"},
                                          std::tuple{"aggregators", "-2", "hint aggregators=-2"}}) {
     MPI_Info_create(&wrong);

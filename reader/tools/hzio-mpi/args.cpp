@@ -34,12 +34,6 @@ long long Args::GetInt(const std::string& name, long long fallback) const {
   return Has(name) ? hzio::ParseInt64(Get(name), "--" + name) : fallback;
 }
 
-int ThreadsOption(const Args& args) {
-  const long long threads = args.GetInt("threads", 0), max = hzio::mpi::kMaxThreadsPerRank;
-  hzio::Check(threads >= 0 && threads <= max, hzio::ErrorCode::kInvalidArgument,
-              "--threads " + std::to_string(threads) + " is outside 0.." + std::to_string(max) +
-                  " (0: the CPUs each rank has)");
-  return static_cast<int>(threads);
-}
+int ThreadsOption(const Args& args) { return hzio::mpi::CheckThreadsOption(args.GetInt("threads", 0), "--threads"); }
 
 }  // namespace hzio_mpi_tool

@@ -31,10 +31,7 @@ MpiHints ReadHints(MPI_Info info) {
       hints.aggregators = ParseInt64(value, what);
       Check(hints.aggregators >= 0, ErrorCode::kInvalidArgument, what + ": 0 (one per rank) or more");
     } else if (name == "threads") {
-      const int64_t threads = ParseInt64(value, what);
-      Check(threads >= 0 && threads <= mpi::kMaxThreadsPerRank, ErrorCode::kInvalidArgument,
-            what + ": 0 (the cores the rank has) to " + std::to_string(mpi::kMaxThreadsPerRank));
-      hints.threads = static_cast<int>(threads);
+      hints.threads = mpi::CheckThreadsOption(ParseInt64(value, what), "hint threads");
     } else {
       Check(false, ErrorCode::kInvalidArgument,
             "unknown hint '" + name + "' (hzio's hints: memory_budget, aggregators, threads)");

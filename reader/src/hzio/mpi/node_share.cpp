@@ -29,10 +29,11 @@ int CpusPerRank(int node_ranks) {
   return static_cast<int>(std::max(1L, std::min(allowed, share)));
 }
 
-void CheckThreadsOption(int threads, const char* option) {
+int CheckThreadsOption(int64_t threads, std::string_view option) {
   Check(threads >= 0 && threads <= kMaxThreadsPerRank, ErrorCode::kInvalidArgument,
         std::string(option) + " " + std::to_string(threads) + " is outside 0.." + std::to_string(kMaxThreadsPerRank) +
             " (0: the CPUs this rank has)");
+  return static_cast<int>(threads);
 }
 
 int ThreadsFor(int threads, int node_ranks) {

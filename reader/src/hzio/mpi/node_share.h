@@ -4,6 +4,9 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <string_view>
+
 namespace hzio::mpi {
 
 /// The most threads a rank may be asked to use (ReadOptions::placing_threads,
@@ -18,8 +21,9 @@ int NodeRanks(MPI_Comm comm);
 /// its share of the node's online CPUs; at least 1.
 int CpusPerRank(int node_ranks);
 
-/// Throws kInvalidArgument naming `option` unless 0 <= threads <= kMaxThreadsPerRank (0: the default).
-void CheckThreadsOption(int threads, const char* option);
+/// `threads` as an int; throws kInvalidArgument naming `option` ("placing_threads", "--threads", ...)
+/// unless 0 <= threads <= kMaxThreadsPerRank (0: the default).
+int CheckThreadsOption(int64_t threads, std::string_view option);
 
 /// The threads a rank uses for a thread option: `threads` when > 0 (at most kMaxThreadsPerRank),
 /// else CpusPerRank(node_ranks).
