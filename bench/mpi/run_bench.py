@@ -152,9 +152,12 @@ def fits(op, per_rank_bytes, ranks, methods, scratch, cold):
     reads, the read-back buffer, plus the libraries' buffers (2.6-3.1 GB per rank were seen reading or
     writing 512³ float32, 0.5 GiB of data); disk: a write keeps one method's files at a time, a read every
     method's."""
-    # Measured by the OOM killer: reads at 4.5x were killed at 2 ranks x 2 GiB (256³ × 16 float64) with
-    # 21 GiB available, and durable writes of 512³ float32 at 8 ranks held ~3 GB per rank.
-    need_mem = ranks * ((3.5 if op == "write" else 5.5) * per_rank_bytes + (1536 << 20))
+    # Peak RSS per rank (`/usr/bin/time -v`, 2026-11-28): reads of 256³ × 16 float64 with the methods of
+    # the matrix, 6.7 GB at 1 rank and 6.9 GB at 2 (3.2x the data: the case, the read-back buffer and the
+    # HZ floor's encoded copy), MemAvailable never below 9 GiB of 21; durable writes of 512³ float32 at
+    # 8 ranks held ~3 GB per rank. (Reads were once killed by the OOM killer at 2 ranks x 2 GiB: hzio's
+    # reader then held more.)
+    need_mem = ranks * (3.5 * per_rank_bytes + (1536 << 20))
     avail = mem_available()
     if need_mem > 0.9 * avail:
         return f"needs ~{need_mem / 2**30:.1f} GiB of memory, {avail / 2**30:.1f} GiB available now"
