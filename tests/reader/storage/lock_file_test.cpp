@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -80,6 +81,37 @@ TEST(LockFile, OneHolderAtATimeThoughHoldersRemoveTheFile) {
   for (std::thread& t : writers) t.join();
   EXPECT_EQ(most, 1);
   EXPECT_FALSE(std::filesystem::exists(lock_path));
+}
+
+// A second descriptor of the holder's open file: while it is open the file stays locked (OFD
+// locks go with the last close), as when the holder's own close is still pending.
+int DupOfOpenFile(const std::string& path) {
+  struct stat named {};
+  if (::stat(path.c_str(), &named) != 0) return -1;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    struct stat held {};
+    if (::fstat(fd, &held) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino) return ::dup(fd);
+  }
+  return -1;
+}
+
+// Letting go returns before the old file is closed (that close can wait seconds for ext4's
+// journal, so it runs on a thread of its own): the next writer takes the lock at once all the
+// same, without --wait, on a new file.
+TEST(LockFile, NextWriterGetsInWhileTheOldFilesCloseIsPending) {
+  testing::TempDir dir;
+  const std::string lock_path = dir.File("d.idx.lock");
+  auto holder = LockFile::Acquire(lock_path, "d.idx");
+  const int lingering = DupOfOpenFile(lock_path);
+  ASSERT_GE(lingering, 0);
+  holder.reset();
+  EXPECT_FALSE(std::filesystem::exists(lock_path));
+  std::unique_ptr<LockFile> next;
+  EXPECT_NO_THROW(next = LockFile::Acquire(lock_path, "d.idx"));
+  EXPECT_TRUE(std::filesystem::exists(lock_path));
+  EXPECT_FALSE(IsAbandonedLockFile(lock_path));  // held by `next`
+  ::close(lingering);
 }
 
 TEST(LockFile, UnwritableDirectoryIsAClearError) {

@@ -6,8 +6,9 @@
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <ctime>
+#include <system_error>
+#include <thread>
 
 #include "hzio/storage/durable_file.h"
 #include "hzio/util/error.h"
@@ -61,6 +62,24 @@ std::string Identity() {
   return "pid " + std::to_string(::getpid()) + "\nhost " + host + "\nstarted " + when + "\n";
 }
 
+// Whether `path` names the open file `fd` (false once it was removed or replaced).
+bool IsNamedBy(int fd, const std::string& path) {
+  struct stat held {}, named {};
+  if (::fstat(fd, &held) != 0) throw OsError(path, "cannot stat");
+  return ::stat(path.c_str(), &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino;
+}
+
+// The last close of an unlinked file frees its inode, which on ext4 (data=ordered) waits for the
+// journal commit under way: seconds when gigabytes a writer just made are being written back
+// (measured: bench/mpi/RESULTS.md, issue 18). The writer has nothing to wait for there.
+void CloseInBackground(int fd) {
+  try {
+    std::thread([fd] { ::close(fd); }).detach();
+  } catch (const std::system_error&) {
+    ::close(fd);  // no thread to spare: close here
+  }
+}
+
 }  // namespace
 
 std::string LockPathFor(const std::string& idx_path) { return idx_path + ".lock"; }
@@ -74,6 +93,9 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
     if (!fd.valid()) throw OsError(lock_path, "cannot open the dataset's lock file");
     if (!SetLock(fd.get(), F_WRLCK, false)) {
       if (errno != EAGAIN && errno != EACCES) throw OsError(lock_path, "cannot lock");
+      // A holder letting go has removed the file already and keeps it locked until its close
+      // ends: that file is not the lock any more, the one at the path now is.
+      if (!IsNamedBy(fd.get(), lock_path)) continue;
       // The holder records itself just after taking the lock: give it a moment to do so.
       std::string holder = Holder(fd.get());
       for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
@@ -87,9 +109,7 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
     }
     // A holder removes the file as it lets go (below): a lock taken on a file opened before that
     // is a lock on nothing; the file at the path now is the lock.
-    struct stat held {}, named {};
-    if (::fstat(fd.get(), &held) != 0) throw OsError(lock_path, "cannot stat");
-    if (::stat(lock_path.c_str(), &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) break;
+    if (IsNamedBy(fd.get(), lock_path)) break;
   }
   const std::string me = Identity();
   // Written over the old content, then cut to length: the file is never seen empty meanwhile.
@@ -101,11 +121,10 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
 
 LockFile::~LockFile() {
   // Removed while still held, so that no lock file outlives a writer: OpenVisus's IdxFile::save
-  // takes `<name>.idx.lock` by creating it exclusively and spins while one exists. Forget the
-  // holder first, for a process that opened the file before the removal (it then opens anew).
-  (void)!::ftruncate(fd_, 0);
-  (void)::unlink(path_.c_str());
-  ::close(fd_);
+  // takes `<name>.idx.lock` by creating it exclusively and spins while one exists. From here on a
+  // new writer creates and locks a new file; one that opened this file before waits for the close.
+  if (::unlink(path_.c_str()) == 0) CloseInBackground(fd_);
+  else ::close(fd_);  // the file stays: the next writer must find it unlocked at once
 }
 
 bool IsAbandonedLockFile(const std::string& lock_path) {

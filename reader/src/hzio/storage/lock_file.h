@@ -28,7 +28,9 @@ class LockFile {
   /// --wait to wait" when another writer holds it and !wait, kIo when the file cannot be created.
   static std::unique_ptr<LockFile> Acquire(const std::string& lock_path, const std::string& what,
                                            const LockOptions& options = {});
-  ~LockFile();  // releases
+  /// Releases: removes the file at once (a new writer may lock a new one), and closes it on a
+  /// thread of its own, since that close can wait seconds for the file system's journal.
+  ~LockFile();
   LockFile(const LockFile&) = delete;
   LockFile& operator=(const LockFile&) = delete;
 
