@@ -114,6 +114,30 @@ TEST(LockFile, NextWriterGetsInWhileTheOldFilesCloseIsPending) {
   ::close(lingering);
 }
 
+// A writer waiting with --wait is not held up by the removed file either, however long that file
+// stays locked (a pending close, or a process the holder forked keeping it open).
+TEST(LockFile, WaiterMovesOnToTheNewFileWhileTheOldOneStaysLocked) {
+  testing::TempDir dir;
+  const std::string lock_path = dir.File("d.idx.lock");
+  auto holder = LockFile::Acquire(lock_path, "d.idx");
+  const int lingering = DupOfOpenFile(lock_path);
+  ASSERT_GE(lingering, 0);
+  LockOptions wait;
+  wait.wait = true;
+  int notes = 0;
+  wait.on_wait = [&](const std::string&) { ++notes; };
+  auto waiter = std::async(std::launch::async, [&] { return LockFile::Acquire(lock_path, "d.idx", wait); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(waiter.wait_for(std::chrono::seconds(0)), std::future_status::timeout);  // still held
+  holder.reset();
+  const bool moved_on = waiter.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  ::close(lingering);  // lets a waiter stuck on the old file go, so that a failure ends
+  EXPECT_TRUE(moved_on);
+  auto lock = waiter.get();
+  EXPECT_TRUE(std::filesystem::exists(lock_path));
+  EXPECT_EQ(notes, 1);
+}
+
 TEST(LockFile, UnwritableDirectoryIsAClearError) {
   EXPECT_TRUE(ThrowsError([] { LockFile::Acquire("/proc/hzio-no-such/d.idx.lock", "d.idx"); }, ErrorCode::kIo,
               {"/proc/hzio-no-such"}));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <ctime>
@@ -18,14 +19,15 @@ namespace hzio {
 
 namespace {
 
-// Whether the lock was taken; false with errno set otherwise (EAGAIN/EACCES: someone holds it).
-bool SetLock(int fd, short type, bool wait) {
+// Whether the write lock was taken; false when someone holds it. Throws on other errors.
+bool TryLock(int fd, const std::string& path) {
   struct flock fl {};
-  fl.l_type = type;
+  fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;  // the whole file (l_start = l_len = 0); l_pid must be 0 for OFD locks
   for (;;) {
-    if (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0) return true;
-    if (errno != EINTR) return false;
+    if (::fcntl(fd, F_OFD_SETLK, &fl) == 0) return true;
+    if (errno == EAGAIN || errno == EACCES) return false;
+    if (errno != EINTR) throw OsError(path, "cannot lock");
   }
 }
 
@@ -69,6 +71,18 @@ bool IsNamedBy(int fd, const std::string& path) {
   return ::stat(path.c_str(), &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino;
 }
 
+// Waits until this process locks `fd`'s file (true) or the file is no longer at `path` (false).
+// Polled, not blocked on (F_OFD_SETLKW): a holder letting go removes its file before its close
+// ends, and a process it forked may keep that file open and locked for as long as it lives; the
+// lock is then the file at the path.
+bool WaitForLockOrRemoval(int fd, const std::string& path) {
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(2 * pause, std::chrono::milliseconds(50))) {
+    std::this_thread::sleep_for(pause);
+    if (TryLock(fd, path)) return true;
+    if (!IsNamedBy(fd, path)) return false;
+  }
+}
+
 // The last close of an unlinked file frees its inode, which on ext4 (data=ordered) waits for the
 // journal commit under way: seconds when gigabytes a writer just made are being written back
 // (measured: bench/mpi/RESULTS.md, issue 18). The writer has nothing to wait for there.
@@ -88,24 +102,27 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
                                             const LockOptions& options) {
   MakeDirectories(ParentDirectory(lock_path));
   ScopedFd fd;
+  bool noted = false;  // on_wait is called once
   for (;;) {
     fd = ScopedFd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (!fd.valid()) throw OsError(lock_path, "cannot open the dataset's lock file");
-    if (!SetLock(fd.get(), F_WRLCK, false)) {
-      if (errno != EAGAIN && errno != EACCES) throw OsError(lock_path, "cannot lock");
+    if (!TryLock(fd.get(), lock_path)) {
       // A holder letting go has removed the file already and keeps it locked until its close
       // ends: that file is not the lock any more, the one at the path now is.
       if (!IsNamedBy(fd.get(), lock_path)) continue;
-      // The holder records itself just after taking the lock: give it a moment to do so.
-      std::string holder = Holder(fd.get());
-      for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(4));
-        holder = Holder(fd.get());
+      if (!options.wait || !noted) {
+        // The holder records itself just after taking the lock: give it a moment to do so.
+        std::string holder = Holder(fd.get());
+        for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(4));
+          holder = Holder(fd.get());
+        }
+        if (!options.wait)
+          throw Error(ErrorCode::kLocked, what + " is being written by " + holder + "; use --wait to wait for it");
+        if (options.on_wait) options.on_wait(what + " is being written by " + holder + "; waiting for it to finish");
+        noted = true;
       }
-      if (!options.wait)
-        throw Error(ErrorCode::kLocked, what + " is being written by " + holder + "; use --wait to wait for it");
-      if (options.on_wait) options.on_wait(what + " is being written by " + holder + "; waiting for it to finish");
-      if (!SetLock(fd.get(), F_WRLCK, true)) throw OsError(lock_path, "cannot lock");
+      if (!WaitForLockOrRemoval(fd.get(), lock_path)) continue;
     }
     // A holder removes the file as it lets go (below): a lock taken on a file opened before that
     // is a lock on nothing; the file at the path now is the lock.
