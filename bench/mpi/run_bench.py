@@ -154,10 +154,11 @@ def fits(op, per_rank_bytes, ranks, methods, scratch, cold):
     method's."""
     # Peak RSS per rank (`/usr/bin/time -v`, 2026-11-28): reads of 256³ × 16 float64 with the methods of
     # the matrix, 6.7 GB at 1 rank and 6.9 GB at 2 (3.2x the data: the case, the read-back buffer and the
-    # HZ floor's encoded copy), MemAvailable never below 9 GiB of 21; durable writes of 512³ float32 at
-    # 8 ranks held ~3 GB per rank. (An earlier run of reads was killed by the OOM killer at 2 ranks x
-    # 2 GiB under an estimate of 4.5x; what held the memory then was not recorded.)
-    need_mem = ranks * (3.5 * per_rank_bytes + (1536 << 20))
+    # HZ floor's encoded copy), MemAvailable never below 9 GiB of 21; reads of 128³ × 16 float64 at 8
+    # ranks 1.2-1.4 GB per rank; durable writes of 512³ float32 at 8 ranks held ~3 GB per rank. (An
+    # earlier run of reads was killed by the OOM killer at 2 ranks x 2 GiB under an estimate of 4.5x;
+    # what held the memory then was not recorded.)
+    need_mem = ranks * (3.5 * per_rank_bytes + ((1024 if op == "read" else 1536) << 20))
     avail = mem_available()
     if need_mem > 0.9 * avail:
         return f"needs ~{need_mem / 2**30:.1f} GiB of memory, {avail / 2**30:.1f} GiB available now"
