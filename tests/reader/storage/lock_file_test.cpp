@@ -83,8 +83,7 @@ TEST(LockFile, OneHolderAtATimeThoughHoldersRemoveTheFile) {
   EXPECT_FALSE(std::filesystem::exists(lock_path));
 }
 
-// A second descriptor of the holder's open file: while it is open the file stays locked (OFD
-// locks go with the last close), as when the holder's own close is still pending.
+// A second descriptor of the holder's open file.
 int DupOfOpenFile(const std::string& path) {
   struct stat named {};
   if (::stat(path.c_str(), &named) != 0) return -1;
@@ -96,45 +95,54 @@ int DupOfOpenFile(const std::string& path) {
   return -1;
 }
 
-// Letting go returns before the old file is closed (that close can wait seconds for ext4's
-// journal, so it runs on a thread of its own): the next writer takes the lock at once all the
-// same, without --wait, on a new file.
-TEST(LockFile, NextWriterGetsInWhileTheOldFilesCloseIsPending) {
-  testing::TempDir dir;
-  const std::string lock_path = dir.File("d.idx.lock");
-  auto holder = LockFile::Acquire(lock_path, "d.idx");
-  const int lingering = DupOfOpenFile(lock_path);
-  ASSERT_GE(lingering, 0);
-  holder.reset();
-  EXPECT_FALSE(std::filesystem::exists(lock_path));
+// A holder, and a second descriptor of its file: while that stays open the file stays locked
+// after the holder lets go (OFD locks go with the last close), as when the holder's own close is
+// still pending (it runs on a thread of its own: it can wait seconds for ext4's journal).
+class LockFileLingering : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    holder_ = LockFile::Acquire(lock_path_, "d.idx");
+    lingering_ = DupOfOpenFile(lock_path_);
+    ASSERT_GE(lingering_, 0);
+  }
+  void TearDown() override { CloseLingering(); }
+  void CloseLingering() {
+    if (lingering_ >= 0) ::close(lingering_);
+    lingering_ = -1;
+  }
+
+  testing::TempDir dir_;
+  const std::string lock_path_ = dir_.File("d.idx.lock");
+  std::unique_ptr<LockFile> holder_;
+  int lingering_ = -1;
+};
+
+// The next writer takes the lock at once all the same, without --wait, on a new file.
+TEST_F(LockFileLingering, NextWriterGetsInWhileTheOldFileStaysLocked) {
+  holder_.reset();
+  EXPECT_FALSE(std::filesystem::exists(lock_path_));
   std::unique_ptr<LockFile> next;
-  EXPECT_NO_THROW(next = LockFile::Acquire(lock_path, "d.idx"));
-  EXPECT_TRUE(std::filesystem::exists(lock_path));
-  EXPECT_FALSE(IsAbandonedLockFile(lock_path));  // held by `next`
-  ::close(lingering);
+  EXPECT_NO_THROW(next = LockFile::Acquire(lock_path_, "d.idx"));
+  EXPECT_TRUE(std::filesystem::exists(lock_path_));
+  EXPECT_FALSE(IsAbandonedLockFile(lock_path_));  // held by `next`
 }
 
 // A writer waiting with --wait is not held up by the removed file either, however long that file
 // stays locked (a pending close, or a process the holder forked keeping it open).
-TEST(LockFile, WaiterMovesOnToTheNewFileWhileTheOldOneStaysLocked) {
-  testing::TempDir dir;
-  const std::string lock_path = dir.File("d.idx.lock");
-  auto holder = LockFile::Acquire(lock_path, "d.idx");
-  const int lingering = DupOfOpenFile(lock_path);
-  ASSERT_GE(lingering, 0);
+TEST_F(LockFileLingering, WaiterMovesOnToTheNewFile) {
   LockOptions wait;
   wait.wait = true;
   int notes = 0;
   wait.on_wait = [&](const std::string&) { ++notes; };
-  auto waiter = std::async(std::launch::async, [&] { return LockFile::Acquire(lock_path, "d.idx", wait); });
+  auto waiter = std::async(std::launch::async, [&] { return LockFile::Acquire(lock_path_, "d.idx", wait); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(waiter.wait_for(std::chrono::seconds(0)), std::future_status::timeout);  // still held
-  holder.reset();
+  holder_.reset();
   const bool moved_on = waiter.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  ::close(lingering);  // lets a waiter stuck on the old file go, so that a failure ends
+  CloseLingering();  // lets a waiter stuck on the old file go, so that a failure ends
   EXPECT_TRUE(moved_on);
   auto lock = waiter.get();
-  EXPECT_TRUE(std::filesystem::exists(lock_path));
+  EXPECT_TRUE(std::filesystem::exists(lock_path_));
   EXPECT_EQ(notes, 1);
 }
 

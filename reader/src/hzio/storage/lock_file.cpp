@@ -139,7 +139,7 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
 LockFile::~LockFile() {
   // Removed while still held, so that no lock file outlives a writer: OpenVisus's IdxFile::save
   // takes `<name>.idx.lock` by creating it exclusively and spins while one exists. From here on a
-  // new writer creates and locks a new file; one that opened this file before waits for the close.
+  // new writer creates and locks a new file; one that opened this file before moves on to that.
   if (::unlink(path_.c_str()) == 0) CloseInBackground(fd_);
   else ::close(fd_);  // the file stays: the next writer must find it unlocked at once
 }
