@@ -110,7 +110,7 @@ std::unique_ptr<LockFile> LockFile::Acquire(const std::string& lock_path, const 
       // A holder letting go has removed the file already and keeps it locked until its close
       // ends: that file is not the lock any more, the one at the path now is.
       if (!IsNamedBy(fd.get(), lock_path)) continue;
-      if (!options.wait || !noted) {
+      if (!noted) {  // (without wait, the first pass throws)
         // The holder records itself just after taking the lock: give it a moment to do so.
         std::string holder = Holder(fd.get());
         for (int i = 0; i < 50 && holder.rfind("pid ", 0) != 0; ++i) {
