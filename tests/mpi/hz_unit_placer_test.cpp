@@ -1,7 +1,8 @@
 // Tests of mpi/hz_unit_placer.h (no MPI): units handed over in hz order land in a result box exactly
 // where the §4 formula says, whether the box takes them whole (scattered) or in part (through the
 // unit's grid), at the finest and at coarser levels (unit 0 then sparse), for several layouts,
-// boxes and sample sizes; a unit the box does not meet changes nothing.
+// boxes and sample sizes (4 and 8 bytes: in runs where they fit, hz/unit_scatter.h); a unit the box
+// does not meet changes nothing.
 #include "hzio/mpi/hz_unit_placer.h"
 
 #include <gtest/gtest.h>
@@ -50,7 +51,7 @@ TEST(HzUnitPlacer, UnitsLandWhereTheFormulaSays) {
     const Bitmask bitmask = Bitmask::Parse(c.bitmask);
     const BlockLayout units(bitmask, c.bits_per_block);
     const uint64_t unit_count = (uint64_t{1} << units.maxh()) / static_cast<uint64_t>(units.samples_per_block());
-    for (const std::string type : {"float64", "uint8[3]", "float32[4]"}) {
+    for (const std::string type : {"float64", "float32", "uint8[3]", "float32[4]"}) {
       const DType dtype = DType::Parse(type);
       const int64_t sb = dtype.SampleBytes();
       for (const int level : {units.maxh(), units.maxh() - 1, c.bits_per_block - 1}) {

@@ -34,9 +34,12 @@ bool FindRuns(const std::vector<uint32_t>& offsets, int group, int run, std::vec
     for (int r = 1; r < run; ++r)
       if (rel[static_cast<size_t>(k + r)].first != rel[static_cast<size_t>(k)].first + static_cast<uint32_t>(r))
         return false;
+  // Compared in 64 bits: a difference that wraps around in 32 would let a run land past the array.
   for (size_t g = 0; g < n; g += static_cast<size_t>(group))
     for (int l = 0; l < group; ++l)
-      if (offsets[g + static_cast<size_t>(l)] - offsets[g] != offsets[static_cast<size_t>(l)] - offsets[0]) return false;
+      if (int64_t{offsets[g + static_cast<size_t>(l)]} - int64_t{offsets[g]} !=
+          int64_t{offsets[static_cast<size_t>(l)]} - int64_t{offsets[0]})
+        return false;
   sources.clear();
   run_offsets.clear();
   for (int k = 0; k < group; k += run) {
