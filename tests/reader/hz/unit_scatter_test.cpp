@@ -16,11 +16,13 @@ namespace {
 
 constexpr uint32_t kUntouched = 0xFFFFFFFFu;
 
+struct LayoutCase {
+  const char* bitmask;
+  int bits_per_block;
+};
+
 TEST(UnitScatter, EveryLevelLandsWhereItsGridPlacesIt) {
-  const struct {
-    const char* bitmask;
-    int bits_per_block;
-  } cases[] = {{"V012012012", 4}, {"V0011012", 3}, {"V01010101", 5}, {"V0000000", 3}, {"V21021021", 6}};
+  const LayoutCase cases[] = {{"V012012012", 4}, {"V0011012", 3}, {"V01010101", 5}, {"V0000000", 3}, {"V21021021", 6}};
   for (const auto& c : cases) {
     const Bitmask bitmask = Bitmask::Parse(c.bitmask);
     const BlockLayout layout(bitmask, c.bits_per_block);
@@ -90,10 +92,8 @@ TEST(UnitScatter, EverySampleSizeIsCopiedWhole) {
 // every level, with and without runs, and writes nothing else; the finest levels of a 3-D
 // array, whose x-neighbours are a few hz samples apart, do go in runs of 4- and 8-byte samples.
 TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
-  const struct {
-    const char* bitmask;
-    int bits_per_block;
-  } cases[] = {{"V012012012", 4}, {"V0120120120120122", 10}, {"V0011012", 3}, {"V21021021", 6}, {"V01010101", 5}};
+  const LayoutCase cases[] = {
+      {"V012012012", 4}, {"V0120120120120122", 10}, {"V0011012", 3}, {"V21021021", 6}, {"V01010101", 5}};
   for (const auto& c : cases) {
     const BlockLayout layout(Bitmask::Parse(c.bitmask), c.bits_per_block);
     const int n = layout.BlockGrid(0).dims();
