@@ -107,18 +107,18 @@ TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
             count[d] = (g.count[d] - 1) * step[d] + 1 + 3;  // 3 samples of margin past the block
           }
           std::vector<uint32_t> offsets = BlockScatterOffsets(layout, level, step, count);
-          const BlockScatter scatter(offsets, sb);
+          const BlockScatter scatter(offsets);
           std::vector<uint8_t> src(offsets.size() * static_cast<size_t>(sb));
           for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + i / 256 + 7);
           const size_t dst_bytes = static_cast<size_t>(count.Product() * sb);
           std::vector<uint8_t> expected(dst_bytes, 0xEE), dst(dst_bytes, 0xEE);
           ScatterSamples(expected.data(), src.data(), offsets.data(), static_cast<int64_t>(offsets.size()), sb);
-          scatter.Apply(dst.data(), src.data());
+          scatter.Apply(dst.data(), src.data(), sb);
           ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " x step " << x_step
-                                   << " run group " << scatter.run_group();
+                                   << " run group " << scatter.run_group(sb);
           // Runs need consecutive destinations: none when x-neighbours land 2 apart, none for other sizes.
           if (x_step == 2 || (sb != 4 && sb != 8)) {
-            EXPECT_EQ(scatter.run_group(), 0) << c.bitmask << " level " << level << " sample bytes " << sb;
+            EXPECT_EQ(scatter.run_group(sb), 0) << c.bitmask << " level " << level << " sample bytes " << sb;
           }
         }
       }
@@ -130,17 +130,17 @@ TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
     const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
     const Point step{1, 1, 1};
     const Point count{g.count[0], g.count[1], g.count[2]};
+    const BlockScatter scatter(BlockScatterOffsets(layout, level, step, count));
     for (const int64_t sb : {4, 8}) {
-      const BlockScatter scatter(BlockScatterOffsets(layout, level, step, count), sb);
-      EXPECT_GT(scatter.run_group(), 0) << "level " << level << " sample bytes " << sb;
-      EXPECT_LE(scatter.run_group(), BlockScatter::kMaxRunGroup);
+      EXPECT_GT(scatter.run_group(sb), 0) << "level " << level << " sample bytes " << sb;
+      EXPECT_LE(scatter.run_group(sb), BlockScatter::kMaxRunGroup);
     }
   }
 }
 
 TEST(UnitScatter, BlockScatterOfNoOffsetsIsEmpty) {
-  EXPECT_TRUE(BlockScatter({}, 4).empty());
-  EXPECT_FALSE(BlockScatter({1, 0}, 4).empty());
+  EXPECT_TRUE(BlockScatter({}).empty());
+  EXPECT_FALSE(BlockScatter({1, 0}).empty());
 }
 
 }  // namespace

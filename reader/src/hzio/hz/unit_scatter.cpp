@@ -50,16 +50,16 @@ bool FindRuns(const std::vector<uint32_t>& offsets, int group, int run, std::vec
 }
 
 // Each run gathered from its group into 16 bytes (the copies become register inserts) and stored at
-// once. No prefetching: asking for the next groups' lines ahead was slower here (the runs' 16-byte
-// stores already keep few lines in flight).
+// once; a group's first sample goes where `offsets` says. No prefetching: asking for the next
+// groups' lines ahead was slower here (the runs' 16-byte stores already keep few lines in flight).
 template <size_t kBytes>
-void ScatterRuns(uint8_t* dst, const uint8_t* src, int group, const uint8_t* sources, const uint32_t* run_offsets,
-                 const uint32_t* group_offsets, int64_t groups) {
+void ScatterRuns(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, int64_t n, int group,
+                 const uint8_t* sources, const uint32_t* run_offsets) {
   constexpr int kRun = static_cast<int>(kRunBytes / kBytes);
   const int runs = group / kRun;
-  for (int64_t g = 0; g < groups; ++g) {
-    uint8_t* const base = dst + static_cast<size_t>(group_offsets[g]) * kBytes;
-    const uint8_t* const in = src + static_cast<size_t>(g * group) * kBytes;
+  for (int64_t first = 0; first < n; first += group) {
+    uint8_t* const base = dst + static_cast<size_t>(offsets[first]) * kBytes;
+    const uint8_t* const in = src + static_cast<size_t>(first) * kBytes;
     const uint8_t* s = sources;
     for (int k = 0; k < runs; ++k, s += kRun) {
       uint8_t bytes[kRunBytes];
@@ -71,32 +71,41 @@ void ScatterRuns(uint8_t* dst, const uint8_t* src, int group, const uint8_t* sou
 
 }  // namespace
 
-BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes)
-    : offsets_(std::move(offsets)), sample_bytes_(sample_bytes) {
-  if (sample_bytes != 4 && sample_bytes != 8) return;
-  const int run = static_cast<int>(kRunBytes / sample_bytes);
-  for (int group = run; group <= kMaxRunGroup && static_cast<size_t>(group) <= offsets_.size(); group *= 2) {
-    if (!FindRuns(offsets_, group, run, run_sources_, run_offsets_)) continue;
-    group_ = group;
-    for (size_t g = 0; g < offsets_.size(); g += static_cast<size_t>(group)) group_offsets_.push_back(offsets_[g]);
-    offsets_.clear();  // the runs say it all
-    offsets_.shrink_to_fit();
-    return;
+BlockScatter::BlockScatter(std::vector<uint32_t> offsets) : offsets_(std::move(offsets)) {
+  for (const int64_t sb : {4, 8}) {
+    Runs& runs = sb == 4 ? runs4_ : runs8_;
+    const int run = static_cast<int>(kRunBytes / sb);
+    for (int group = run; group <= kMaxRunGroup && static_cast<size_t>(group) <= offsets_.size(); group *= 2)
+      if (FindRuns(offsets_, group, run, runs.sources, runs.offsets)) {
+        runs.group = group;
+        break;
+      }
   }
 }
 
-void BlockScatter::Apply(uint8_t* dst, const uint8_t* src) const {
-  if (group_ == 0) return ScatterSamples(dst, src, offsets_.data(), static_cast<int64_t>(offsets_.size()), sample_bytes_);
-  const int64_t groups = static_cast<int64_t>(group_offsets_.size());
-  if (sample_bytes_ == 4)
-    ScatterRuns<4>(dst, src, group_, run_sources_.data(), run_offsets_.data(), group_offsets_.data(), groups);
-  else
-    ScatterRuns<8>(dst, src, group_, run_sources_.data(), run_offsets_.data(), group_offsets_.data(), groups);
+const BlockScatter::Runs* BlockScatter::RunsFor(int64_t sb) const {
+  const Runs* runs = sb == 4 ? &runs4_ : sb == 8 ? &runs8_ : nullptr;
+  return runs && runs->group > 0 ? runs : nullptr;
+}
+
+int BlockScatter::run_group(int64_t sb) const {
+  const Runs* runs = RunsFor(sb);
+  return runs ? runs->group : 0;
+}
+
+void BlockScatter::Apply(uint8_t* dst, const uint8_t* src, int64_t sb) const {
+  const int64_t n = static_cast<int64_t>(offsets_.size());
+  const Runs* runs = RunsFor(sb);
+  if (!runs) return ScatterSamples(dst, src, offsets_.data(), n, sb);
+  if (sb == 4) ScatterRuns<4>(dst, src, offsets_.data(), n, runs->group, runs->sources.data(), runs->offsets.data());
+  else ScatterRuns<8>(dst, src, offsets_.data(), n, runs->group, runs->sources.data(), runs->offsets.data());
 }
 
 int64_t BlockScatter::table_bytes() const {
-  return static_cast<int64_t>(offsets_.size() * sizeof(uint32_t) + run_sources_.size() +
-                              (run_offsets_.size() + group_offsets_.size()) * sizeof(uint32_t));
+  int64_t bytes = static_cast<int64_t>(offsets_.size() * sizeof(uint32_t));
+  for (const Runs* runs : {&runs4_, &runs8_})
+    bytes += static_cast<int64_t>(runs->sources.size() + runs->offsets.size() * sizeof(uint32_t));
+  return bytes;
 }
 
 std::vector<uint32_t> BlockScatterOffsets(const BlockLayout& layout, int level, const Point& dst_step,

@@ -20,7 +20,7 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
   }
   // The units of a level share their grid's shape; boxes of one shape share their tables.
   const int level = units_.BlockLevel(unit);
-  std::vector<int64_t> shape{level, sb};
+  std::vector<int64_t> shape{level};
   for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
   for (int d = 0; d < dims; ++d) shape.push_back(result.count[d]);
   const std::lock_guard<std::mutex> lock(scatters_mutex_);
@@ -29,20 +29,19 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
     if (offset_bytes_ >= kMaxOffsetTableBytes) return part;
     Point step(dims);
     for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
-    at = scatters_.emplace(std::move(shape), BlockScatter(BlockScatterOffsets(units_, level, step, result.count), sb))
-             .first;
+    at = scatters_.emplace(std::move(shape), BlockScatter(BlockScatterOffsets(units_, level, step, result.count))).first;
     offset_bytes_ += at->second.table_bytes();
   }
   if (at->second.empty()) return part;  // beyond 32-bit offsets
   return Scatter{Fit::kWhole, data + first * sb, &at->second};
 }
 
-void HzUnitPlacer::Apply(const Scatter& s, const uint8_t* hz) const { s.scatter->Apply(s.first, hz); }
+void HzUnitPlacer::Apply(const Scatter& s, const uint8_t* hz, int64_t sb) const { s.scatter->Apply(s.first, hz, sb); }
 
 void HzUnitPlacer::Place(uint64_t unit, const uint8_t* hz, int64_t sb, const Grid& result, uint8_t* data,
                          const Box& clipped, bool stream) {
   const Scatter s = PlanScatter(unit, sb, result, data, clipped);
-  if (s.fit == Fit::kWhole) return Apply(s, hz);
+  if (s.fit == Fit::kWhole) return Apply(s, hz, sb);
   if (s.fit == Fit::kNone) return;
   const Grid g = units_.BlockGrid(unit);
   const int64_t n = units_.samples_per_block();

@@ -35,7 +35,7 @@ class HzUnitPlacer {
   /// from several threads at once, as Apply is (not Place).
   Scatter PlanScatter(uint64_t unit, int64_t sample_bytes, const Grid& result, uint8_t* data, const Box& clipped);
   /// The scatter PlanScatter planned (kWhole) of the unit's hz samples.
-  void Apply(const Scatter& s, const uint8_t* hz) const;
+  void Apply(const Scatter& s, const uint8_t* hz, int64_t sample_bytes) const;
 
   /// Places the unit's hz samples into the box, whichever way it fits (nothing when it does not
   /// meet it). `stream`: rows copied with streaming stores (util/stream_copy.h).
@@ -47,7 +47,7 @@ class HzUnitPlacer {
   const BlockLayout& units_;
   int max_level_;
   std::mutex scatters_mutex_;  // PlanScatter from several placing threads; a table, once made, stays
-  std::map<std::vector<int64_t>, BlockScatter> scatters_;  // (level, sample bytes, steps, counts) -> scatter
+  std::map<std::vector<int64_t>, BlockScatter> scatters_;  // (level, steps, counts) -> scatter, any sample size
   int64_t offset_bytes_ = 0;
   std::vector<uint8_t> unit_buffer_;  // a unit permuted to its grid, when a box takes part of it
 };

@@ -64,7 +64,7 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
       if (s.fit == HzUnitPlacer::Fit::kPart) return false;  // the box takes part of the unit: permuted and copied
       if (s.fit == HzUnitPlacer::Fit::kWhole) scatters.push_back(s);
     }
-    for (const HzUnitPlacer::Scatter& s : scatters) placer.Apply(s, hz_samples);
+    for (const HzUnitPlacer::Scatter& s : scatters) placer.Apply(s, hz_samples, sb);
     return true;
   };
   ReadBlocksOptions how;
