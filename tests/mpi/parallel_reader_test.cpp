@@ -702,6 +702,44 @@ TEST(ParallelReader, ReadsFilesPastThePageCacheWhenTheyAreNotInIt) {
   }
 }
 
+// A block file cut short inside its payloads after a reader has read it (truncated between two
+// reads) fails the reader's next direct reads on every rank with the same error naming the file;
+// nothing hangs. (The reader sees the change when it looks the file up again, before any piece of
+// it is read or read ahead.)
+TEST(ParallelReader, FileCutShortFailsADirectReadEverywhere) {
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{128, 128, 192};  // one 24 MiB file: three pieces of a direct read, two read ahead
+  spec.fields = "p:float64";
+  spec.bits_per_block = 16;
+  spec.blocks_per_file = 64;
+  const std::string idx = dir.File("short/visus.idx");
+  const Point grid = DefaultGrid(Ranks(), 3);
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  ReadOptions options;
+  options.direct_reads = DirectReads::kAlways;
+  ParallelReader reader(MPI_COMM_WORLD, idx, options);
+  const Box cell = GridCell(reader.header().box, grid, Rank());
+  (void)reader.Read(0, 0, -1, {cell});  // whole: the file's table is now the reader's
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) {
+    const std::string victim = dir.File("short/visus/0000.bin");
+    fs::resize_file(victim, fs::file_size(victim) * 3 / 5);  // inside the second piece
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::string message;
+    try {
+      (void)reader.Read(0, 0, -1, {cell});
+    } catch (const Error& e) {
+      message = e.what();
+      EXPECT_EQ(e.code(), ErrorCode::kCorrupt) << message;
+    }
+    EXPECT_NE(message.find("0000.bin"), std::string::npos) << "attempt " << attempt << ": '" << message << "'";
+    EXPECT_TRUE(testing::SameOnAllRanks(message)) << message;
+  }
+}
+
 // A rank's own units placed by several threads (ReadOptions::placing_threads), from pieces read
 // directly and buffered, at full resolution and coarser, equal the formula; a thread count out of
 // range is refused on every rank, naming the option.

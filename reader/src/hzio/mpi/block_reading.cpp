@@ -276,11 +276,35 @@ namespace {
 // A file's bytes are read in pieces of about this size, in file order, each permuted or decoded
 // while the next is read: the reads stay in small buffers that keep their pages (one read per file,
 // up to 128 MiB, was faulted in afresh on every call). Buffered, the kernel's sequential read-ahead
-// streams the next piece; direct, a helper thread reads it into the other huge-page staging buffer.
+// streams the next piece; direct, the reader lane reads it into the other huge-page staging buffer.
 // A cold 2-rank restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per
-// file; more requests at once (fadvise WILLNEED of a round ahead, several threads) were slower on
-// this machine's disk (RESULTS.md, "cold restart read", "direct reads from huge pages").
+// file; more requests at once (fadvise WILLNEED of a round ahead, several threads, two direct reads
+// ahead) were slower on this machine's disk (RESULTS.md, "cold restart read", "direct reads from
+// huge pages", "the direct read ahead on a thread that waits").
 constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
+
+// The thread that makes the direct read ahead. It is made once and waits for work, so the
+// scheduler runs it as soon as it is handed a read; a thread made for each read (std::async) waited
+// behind the placing thread on a rank with one core before it could even ask for its piece: a cold
+// 2-rank restart of 512^3 float32 per rank placed by one thread each took 0.81-0.88 s that way,
+// 0.70-0.85 s with this lane (RESULTS.md). Apart from the placing pool: it mostly waits for the disk.
+ThreadPool& DirectReadLane() {
+  static ThreadPool lane(1);
+  return lane;
+}
+
+// The direct read in flight: waited for when left early (an error), as it writes into the caller's
+// staging buffer.
+template <class T>
+struct ReadAhead {
+  std::future<T> read;
+  ReadAhead() = default;
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+  ~ReadAhead() {
+    if (read.valid()) read.wait();
+  }
+};
 
 // Within a piece, a gap between wanted bytes this large is skipped: reading it from the page
 // cache costs more than the extra read call.
@@ -435,8 +459,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       }
       return Piece{b, lo, hi, hi - lo <= 2 * sum + (uint64_t{1} << 20)};
     };
-    // Uncached: the next piece's O_DIRECT read runs on a helper thread while this one is placed
-    // (two requests in flight: a direct read has no kernel read-ahead behind it).
+    // Uncached: the next piece's O_DIRECT read runs on the reader lane while this one is placed (a
+    // direct read has no kernel read-ahead behind it).
     struct Uncached {
       const uint8_t* bytes;
       bool direct;
@@ -446,7 +470,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
       return Uncached{bytes, direct};
     };
-    std::future<Uncached> ahead;
+    ReadAhead<Uncached> ahead;
     int staging = 0;
     for (size_t a = 0; a < wants.size();) {
       const Piece piece = piece_from(a);
@@ -455,15 +479,21 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint8_t* span = nullptr;
       const bool one_read = piece.one_read;
       if (one_read && uncached) {
-        const Uncached got = ahead.valid() ? ahead.get() : read_uncached(piece, uncached_staging[staging]);
+        const Uncached got = ahead.read.valid() ? ahead.read.get() : read_uncached(piece, uncached_staging[staging]);
         span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
         if (got.direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
         staging ^= 1;
         if (b < wants.size()) {
           const Piece next = piece_from(b);
-          if (next.one_read)
-            ahead = std::async(std::launch::async, read_uncached, next, std::ref(uncached_staging[staging]));
+          if (next.one_read) {
+            LargeAllocation& into = uncached_staging[staging];
+            auto read = std::make_shared<std::packaged_task<Uncached()>>([&read_uncached, next, &into] {
+              return read_uncached(next, into);
+            });
+            ahead.read = read->get_future();
+            DirectReadLane().Submit([read] { (*read)(); });
+          }
         }
       } else if (one_read) {
         // The piece's wanted bytes, each into its place in the buffer; gaps of kSkipGapBytes and
