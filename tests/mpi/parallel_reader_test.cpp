@@ -702,6 +702,34 @@ TEST(ParallelReader, ReadsFilesPastThePageCacheWhenTheyAreNotInIt) {
   }
 }
 
+// Direct reads of many files, each in several pieces, the first piece of each file read ahead
+// while the last of the file before it is placed: every rank's read equals the formula, at full
+// resolution and coarser, and reads the same samples as a buffered read.
+TEST(ParallelReader, DirectReadsAcrossFilesEqualTheFormula) {
+  ScratchDir dir;
+  SyntheticSpec spec = SmallRestartSpec("raw");
+  spec.dims = Point{128, 128, 128};  // 56 MiB in 32 blocks
+  spec.blocks_per_file = 8;          // four files of 14 MiB: two pieces each
+  const std::string idx = dir.File("files/visus.idx");
+  const Point grid = DefaultGrid(Ranks(), 3);
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  ReadOptions always, never;
+  always.direct_reads = DirectReads::kAlways;
+  never.direct_reads = DirectReads::kNever;
+  ParallelReader direct(MPI_COMM_WORLD, idx, always), buffered(MPI_COMM_WORLD, idx, never);
+  const Box cell = GridCell(direct.header().box, grid, Rank());
+  const CellRead d = ReadTwoFieldsOfCell(direct, cell);
+  EXPECT_TRUE(d.ok) << "a direct read of four files differs from the formula";
+  const CellRead b = ReadTwoFieldsOfCell(buffered, cell);
+  EXPECT_TRUE(b.ok);
+  EXPECT_EQ(d.bytes, b.bytes);
+  const int coarse = direct.header().maxh() - 2;
+  for (int field = 0; field < 2; ++field) {
+    EXPECT_EQ(direct.Read(field, 0, coarse, {cell})[0].bytes, buffered.Read(field, 0, coarse, {cell})[0].bytes)
+        << "field " << field << " at level " << coarse;
+  }
+}
+
 // A block file cut short inside its payloads after a reader has read it (truncated between two
 // reads) fails the reader's next direct reads on every rank with the same error naming the file;
 // nothing hangs. (The reader sees the change when it looks the file up again, before any piece of

@@ -310,6 +310,32 @@ struct ReadAhead {
 // cache costs more than the extra read call.
 constexpr uint64_t kSkipGapBytes = uint64_t{128} << 10;
 
+// A file's wanted units as (field, want), in file order.
+using FileWants = std::vector<std::pair<size_t, Want>>;
+
+// Consecutive units of `wants` from a, spanning at most kPieceBytes (one unit at least): [a, b),
+// the bytes [lo, hi) they lie in, and whether one read of them all is dense enough.
+struct Piece {
+  size_t b;
+  uint64_t lo, hi;
+  bool one_read;
+};
+
+Piece PieceFrom(const FileWants& wants, size_t a) {
+  uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
+  size_t b = a + 1;
+  for (; b < wants.size(); ++b) {
+    const Want& w = wants[b].second;
+    const uint64_t next_lo = std::min(lo, w.offset), next_hi = std::max(hi, w.offset + w.size);
+    const bool repeat = wants[b - 1].second.offset == w.offset && wants[b - 1].second.size == w.size;  // units of one block
+    if (!repeat && next_hi - next_lo > kPieceBytes) break;
+    lo = next_lo;
+    hi = next_hi;
+    if (!repeat) sum += w.size;
+  }
+  return Piece{b, lo, hi, hi - lo <= 2 * sum + (uint64_t{1} << 20)};
+}
+
 // Whether a file's wanted bytes (`wants`, by offset) are read past the page cache
 // (ReadBlocksOptions::direct). kWhenUncached asks the page cache about a sample of them, up to
 // kProbes windows at wants spread over the list: direct when less than half of it is cached.
@@ -383,19 +409,37 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     return false;
   };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
-  ForEachFile(source.files(), blocks, shift, time, [&](size_t i, size_t j, const std::string& path) {
-    const std::shared_ptr<const ClassicBlockSource::FileTable> file = source.Table(path);
+  // The files in block order; each planned (its table read, its wanted units listed, absent ones
+  // filled) when its turn comes, or when the one before it reads its last piece direct: the first
+  // piece of the next file is then read ahead too, so the disk does not wait at a file's end.
+  struct FileRun {
+    size_t i, j;
+    std::string path;
+  };
+  std::vector<FileRun> runs;
+  ForEachFile(source.files(), blocks, shift, time,
+              [&](size_t i, size_t j, const std::string& path) { runs.push_back(FileRun{i, j, path}); });
+  struct FilePlan {
+    std::shared_ptr<const ClassicBlockSource::FileTable> file;
+    FileWants wants;
+    bool uncached;
+  };
+  const auto plan_file = [&](const FileRun& run) {
+    const size_t i = run.i, j = run.j;
+    const std::string& path = run.path;
+    FilePlan plan{source.Table(path), {}, false};
+    const std::shared_ptr<const ClassicBlockSource::FileTable>& file = plan.file;
     if (!file->file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
                 " of field '" + fields.front().field->name + "', timestep " + std::to_string(time) + ")");
       for (size_t t = 0; t < fields.size(); ++t)
         for (size_t k = i; k < j; ++k) fill(t, k);
-      return;
+      return plan;
     }
     // Every field's units of this file, in file order: the file is read in one pass even where its
     // blocks interleave the fields (the S3D case: each block's four fields side by side).
-    std::vector<std::pair<size_t, Want>> wants;  // (field, want)
+    FileWants& wants = plan.wants;
     for (size_t t = 0; t < fields.size(); ++t) {
       for (size_t k = i; k < j; ++k) {
         const BlockEntry e = source.Entry(*file, fields[t].target->field, file_block(k));
@@ -409,10 +453,47 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     // Stable: the units of one block (same bytes) stay together, in order.
     std::stable_sort(wants.begin(), wants.end(),
                      [](const auto& x, const auto& y) { return x.second.offset < y.second.offset; });
+    plan.uncached = ReadsDirect(options.direct, *file->file, wants);
+    return plan;
+  };
+  // Uncached pieces are read with O_DIRECT; the next one (of this file or the next) on the reader
+  // lane while this one is placed (a direct read has no kernel read-ahead behind it).
+  struct Uncached {
+    const uint8_t* bytes;
+    bool direct;
+  };
+  using Table = std::shared_ptr<const ClassicBlockSource::FileTable>;
+  const auto read_uncached = [&source](const Table& file, const Piece& p, LargeAllocation& staging) {
+    bool direct = false;
+    const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
+    return Uncached{bytes, direct};
+  };
+  ReadAhead<Uncached> ahead;
+  size_t ahead_run = SIZE_MAX;  // the file and offset of the piece read ahead
+  uint64_t ahead_lo = 0;
+  int staging = 0;
+  const auto read_ahead = [&](size_t n, const Table& file, const Piece& p) {
+    LargeAllocation& into = uncached_staging[staging];
+    auto read = std::make_shared<std::packaged_task<Uncached()>>([&read_uncached, file, p, &into] {
+      return read_uncached(file, p, into);
+    });
+    ahead.read = read->get_future();
+    ahead_run = n;
+    ahead_lo = p.lo;
+    DirectReadLane().Submit([read] { (*read)(); });
+  };
+  std::optional<FilePlan> next_plan;  // of runs[n + 1], planned ahead by file n
+  const auto process_file = [&](size_t n) {
+    const std::string& path = runs[n].path;
+    FilePlan plan = next_plan ? std::move(*next_plan) : plan_file(runs[n]);
+    next_plan.reset();
+    if (!plan.file->file) return;  // missing: filled
+    const Table& file = plan.file;
+    FileWants& wants = plan.wants;
+    const bool uncached = plan.uncached;
     // Kept in hz order, buffered, raw hz units that follow each other both in the file and at
     // their targets are read straight into place, one read per such run (the kernel copy is their
     // only pass over memory); the others go the way below.
-    const bool uncached = ReadsDirect(options.direct, *file->file, wants);
     if (hz_order && !uncached) {
       std::vector<std::pair<size_t, Want>> rest;
       for (size_t a = 0; a < wants.size();) {
@@ -440,59 +521,28 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     std::vector<uint8_t> own;
     size_t decoded_field = SIZE_MAX;
     uint64_t decoded_block = UINT64_MAX;  // the file block (of decoded_field) whose payload `scratch` holds decoded
-    struct Piece {
-      size_t b;
-      uint64_t lo, hi;
-      bool one_read;
-    };
-    const auto piece_from = [&](size_t a) {
-      uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
-      size_t b = a + 1;
-      for (; b < wants.size(); ++b) {
-        const Want& w = wants[b].second;
-        const uint64_t next_lo = std::min(lo, w.offset), next_hi = std::max(hi, w.offset + w.size);
-        const bool repeat = wants[b - 1].second.offset == w.offset && wants[b - 1].second.size == w.size;  // units of one block
-        if (!repeat && next_hi - next_lo > kPieceBytes) break;
-        lo = next_lo;
-        hi = next_hi;
-        if (!repeat) sum += w.size;
-      }
-      return Piece{b, lo, hi, hi - lo <= 2 * sum + (uint64_t{1} << 20)};
-    };
-    // Uncached: the next piece's O_DIRECT read runs on the reader lane while this one is placed (a
-    // direct read has no kernel read-ahead behind it).
-    struct Uncached {
-      const uint8_t* bytes;
-      bool direct;
-    };
-    const auto read_uncached = [&source, &file](const Piece& p, LargeAllocation& staging) {
-      bool direct = false;
-      const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
-      return Uncached{bytes, direct};
-    };
-    ReadAhead<Uncached> ahead;
-    int staging = 0;
     for (size_t a = 0; a < wants.size();) {
-      const Piece piece = piece_from(a);
+      const Piece piece = PieceFrom(wants, a);
       const size_t b = piece.b;
       const uint64_t lo = piece.lo, hi = piece.hi;
       const uint8_t* span = nullptr;
       const bool one_read = piece.one_read;
       if (one_read && uncached) {
-        const Uncached got = ahead.read.valid() ? ahead.read.get() : read_uncached(piece, uncached_staging[staging]);
+        Check(!ahead.read.valid() || (ahead_run == n && ahead_lo == lo), ErrorCode::kInternal,
+              "the piece read ahead is not the next one");
+        const Uncached got = ahead.read.valid() ? ahead.read.get() : read_uncached(file, piece, uncached_staging[staging]);
         span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
         if (got.direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
         staging ^= 1;
         if (b < wants.size()) {
-          const Piece next = piece_from(b);
-          if (next.one_read) {
-            LargeAllocation& into = uncached_staging[staging];
-            auto read = std::make_shared<std::packaged_task<Uncached()>>([&read_uncached, next, &into] {
-              return read_uncached(next, into);
-            });
-            ahead.read = read->get_future();
-            DirectReadLane().Submit([read] { (*read)(); });
+          const Piece next = PieceFrom(wants, b);
+          if (next.one_read) read_ahead(n, file, next);
+        } else if (n + 1 < runs.size()) {
+          next_plan = plan_file(runs[n + 1]);
+          if (next_plan->file->file && next_plan->uncached && !next_plan->wants.empty()) {
+            const Piece first = PieceFrom(next_plan->wants, 0);
+            if (first.one_read) read_ahead(n + 1, next_plan->file, first);
           }
         }
       } else if (one_read) {
@@ -602,7 +652,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         }
       }
     }
-  });
+  };
+  for (size_t n = 0; n < runs.size(); ++n) process_file(n);
   TrimScratch();
   return stats;
 }
