@@ -286,8 +286,8 @@ constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
 // The thread that makes the direct read ahead. It is made once and waits for work, so the
 // scheduler runs it as soon as it is handed a read; a thread made for each read (std::async) waited
 // behind the placing thread on a rank with one core before it could even ask for its piece: a cold
-// 2-rank restart of 512^3 float32 per rank placed by one thread each took 0.81-0.88 s that way,
-// 0.70-0.85 s with this lane (RESULTS.md). Apart from the placing pool: it mostly waits for the disk.
+// 2-rank restart of 512^3 float32 per rank took a median 0.897 s that way, 0.846 s with this lane
+// (RESULTS.md). Apart from the placing pool: it mostly waits for the disk.
 ThreadPool& DirectReadLane() {
   static ThreadPool lane(1);
   return lane;
@@ -419,8 +419,9 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
   std::vector<FileRun> runs;
   ForEachFile(source.files(), blocks, shift, time,
               [&](size_t i, size_t j, const std::string& path) { runs.push_back(FileRun{i, j, path}); });
+  using Table = std::shared_ptr<const ClassicBlockSource::FileTable>;
   struct FilePlan {
-    std::shared_ptr<const ClassicBlockSource::FileTable> file;
+    Table file;
     FileWants wants;
     bool uncached;
   };
@@ -428,7 +429,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     const size_t i = run.i, j = run.j;
     const std::string& path = run.path;
     FilePlan plan{source.Table(path), {}, false};
-    const std::shared_ptr<const ClassicBlockSource::FileTable>& file = plan.file;
+    const Table& file = plan.file;
     if (!file->file) {
       Check(!missing_files_are_errors, ErrorCode::kNotFound,
             "block file " + path + " is missing (it should hold block " + std::to_string(file_block(i)) +
@@ -462,7 +463,6 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     const uint8_t* bytes;
     bool direct;
   };
-  using Table = std::shared_ptr<const ClassicBlockSource::FileTable>;
   const auto read_uncached = [&source](const Table& file, const Piece& p, LargeAllocation& staging) {
     bool direct = false;
     const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
@@ -495,7 +495,7 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     // their targets are read straight into place, one read per such run (the kernel copy is their
     // only pass over memory); the others go the way below.
     if (hz_order && !uncached) {
-      std::vector<std::pair<size_t, Want>> rest;
+      FileWants rest;
       for (size_t a = 0; a < wants.size();) {
         const auto& [t, first] = wants[a];
         if (!first.raw_hz) {
