@@ -20,7 +20,7 @@ struct Portion {
   bool whole = false;                  // the aggregator owns every slot of the file
   bool file_has_data = false;          // some block of the whole file holds data
   std::vector<BlockEntry> entries;     // bpf * nfields, only this portion's set
-  std::vector<ByteSpan> payloads;
+  std::vector<StagedSpan> payloads;  // each final after its field (its stage)
   std::vector<std::vector<uint8_t>> encoded;
   int64_t bytes = 0;
 };
@@ -66,7 +66,7 @@ std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& 
         e.size = static_cast<uint64_t>(payload.size);
         e.flags = static_cast<uint32_t>(codec.codec);  // bit 4 clear: hz-ordered samples
         p.bytes += payload.size;
-        p.payloads.push_back(payload);
+        p.payloads.push_back(StagedSpan{payload, f});
       }
     }
     portions.push_back(std::move(p));
@@ -196,11 +196,11 @@ void PlaceRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, con
     const std::string path = files.FilePath(g.blocks.begin, time);
     // Every byte of the file from here (one node, or one aggregator per file): a whole-file write,
     // direct when durable (storage/block_file_write.h).
-    std::vector<ByteSpan> whole;
+    std::vector<StagedSpan> whole;
     int64_t end = 0;
     for (const PlacedSpan& s : pieces) {
       if (s.offset != end) break;
-      whole.push_back(s.bytes);
+      whole.push_back(StagedSpan{s.bytes, -1});
       end += s.bytes.size;
     }
     if (last && end == g.end && whole.size() == pieces.size()) out.AddWhole(path, std::move(whole));
@@ -210,7 +210,9 @@ void PlaceRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, con
 
 }  // namespace
 
-void TimestepWrites::AddWhole(std::string path, std::vector<ByteSpan> pieces) {
+TimestepWrites::~TimestepWrites() = default;  // a started file waits for its writes in flight
+
+void TimestepWrites::AddWhole(std::string path, std::vector<StagedSpan> pieces) {
   FileWrite w;
   w.path = std::move(path);
   w.whole = true;
@@ -231,10 +233,31 @@ const uint8_t* TimestepWrites::Keep(std::vector<uint8_t> bytes) {
   return owned_.back().data();
 }
 
-void TimestepWrites::Run() const {
+void TimestepWrites::Start() {
+  if (error_) return;
+  try {
+    for (FileWrite& w : writes_)
+      if (w.whole) w.started = std::make_unique<StagedFileWrite>(w.path, w.whole_pieces, sync_, direct_);
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+}
+
+void TimestepWrites::Release(int field) {
+  if (error_) return;
+  try {
+    for (FileWrite& w : writes_)
+      if (w.started) w.started->Release(field);
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+}
+
+void TimestepWrites::Run() {
   if (error_) std::rethrow_exception(error_);
-  for (const FileWrite& w : writes_) {
-    if (w.whole) WriteWholeFile(w.path, w.whole_pieces, sync_, direct_);
+  for (FileWrite& w : writes_) {
+    if (w.started) w.started->Finish();
+    else if (w.whole) StagedFileWrite(w.path, w.whole_pieces, sync_, direct_).Finish();
     else WriteIntoFile(w.path, w.placed, w.final_size, sync_);
   }
 }
@@ -299,7 +322,7 @@ TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, cons
       const uint8_t* const table = out.Keep(EncodeBlockTable(p.entries));
       const std::string path = files.FilePath(plan.FileBlocks(p.file).begin, time);
       if (p.whole) {
-        std::vector<ByteSpan> pieces{ByteSpan{table, table_bytes}};
+        std::vector<StagedSpan> pieces{StagedSpan{ByteSpan{table, table_bytes}, -1}};
         pieces.insert(pieces.end(), p.payloads.begin(), p.payloads.end());
         out.AddWhole(path, std::move(pieces));
         out.AddBytes(table_bytes + p.bytes);
@@ -317,9 +340,9 @@ TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, cons
         pieces.push_back(PlacedSpan{at, ByteSpan{table + at, kBlockTableEntryBytes * (end - p.slots.begin)}});
       }
       int64_t offset = start;
-      for (const ByteSpan& s : p.payloads) {
-        pieces.push_back(PlacedSpan{offset, s});
-        offset += s.size;
+      for (const StagedSpan& s : p.payloads) {
+        pieces.push_back(PlacedSpan{offset, s.bytes});
+        offset += s.bytes.size;
       }
       std::sort(pieces.begin(), pieces.end(), [](const PlacedSpan& a, const PlacedSpan& b) { return a.offset < b.offset; });
       out.AddPlaced(path, std::move(pieces), p.slots.end == file_slots ? offset : -1);

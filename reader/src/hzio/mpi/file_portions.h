@@ -1,5 +1,7 @@
 /// The I/O step of the parallel writer: each aggregator encodes its blocks (raw/zip/lz4) into its
-/// portions of the block files of a timestep and writes them (idx-format.md §4.5). Payloads are
+/// portions of the block files of a timestep and writes them (idx-format.md §4.5). Whole files of a
+/// raw dataset may be prepared before their payloads are encoded, and written field by field as the
+/// encoding makes them final (TimestepWrites::Start, Release). Payloads are
 /// laid out slot by slot, fields inside a slot, so an aggregator's portion of a file is one
 /// contiguous byte range and the file bytes do not depend on the rank or aggregator count. A file
 /// owned by one aggregator is written with one vectored write, header included. A shared file of a
@@ -15,10 +17,12 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hzio/storage/block_file_write.h"
+#include "hzio/storage/staged_file_write.h"
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/file_aggregation.h"
@@ -28,18 +32,30 @@ namespace hzio::mpi {
 /// The file writes of one round, prepared by PrepareTimestepFiles: what each write puts where, and
 /// the tables and compressed payloads it owns. Run() is local POSIX I/O only (no MPI), so it may
 /// run on another thread while the caller encodes the next round (parallel_writer.cpp); the
-/// aggregators' buffers it reads from must stay untouched until it returns.
+/// aggregators' buffers it reads from must stay untouched until it returns. The whole files of a
+/// raw dataset may also be started before their payloads are encoded: Start() creates them, and
+/// Release(f) writes what fields 0..f make final (storage/staged_file_write.h).
 class TimestepWrites {
  public:
-  /// Writes every file (with `sync` each reaches the disk before Run returns); rethrows a failure
-  /// of the preparation first. Throws kIo naming the file.
-  void Run() const;
+  TimestepWrites() = default;
+  TimestepWrites(TimestepWrites&&) = default;
+  ~TimestepWrites();
+  /// Creates the whole files (no MPI). A failure is kept for Run.
+  void Start();
+  /// Fields 0..`field` of every started file are in the buffers, final: their bytes start going out
+  /// (direct writes only). A failure is kept for Run.
+  void Release(int field);
+  /// Writes every file, or what is left of the started ones (with `sync` each reaches the disk
+  /// before Run returns); rethrows a failure of the preparation, Start or Release first. Throws kIo
+  /// naming the file.
+  void Run();
   /// The bytes of this rank's own parts (whoever writes them).
   int64_t bytes() const { return bytes_; }
 
-  /// Building (PrepareTimestepFiles): a whole-file write, a write of placed parts (sorted by
-  /// offset) into a shared file, and bytes the pieces may point into (kept until destruction).
-  void AddWhole(std::string path, std::vector<ByteSpan> pieces);
+  /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its field: its
+  /// stage; the table's is -1), a write of placed parts (sorted by offset) into a shared file, and
+  /// bytes the pieces may point into (kept until destruction).
+  void AddWhole(std::string path, std::vector<StagedSpan> pieces);
   void AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size);
   const uint8_t* Keep(std::vector<uint8_t> bytes);
   void AddBytes(int64_t n) { bytes_ += n; }
@@ -49,14 +65,15 @@ class TimestepWrites {
  private:
   struct FileWrite {
     std::string path;
-    bool whole = false;              // WriteWholeFile(whole_pieces), else WriteIntoFile(placed, final_size)
-    std::vector<ByteSpan> whole_pieces;
+    bool whole = false;  // a StagedFileWrite of whole_pieces, else WriteIntoFile(placed, final_size)
+    std::vector<StagedSpan> whole_pieces;
     std::vector<PlacedSpan> placed;
     int64_t final_size = -1;
+    std::unique_ptr<StagedFileWrite> started;  // by Start()
   };
   std::vector<FileWrite> writes_;
   std::vector<std::vector<uint8_t>> owned_;  // tables and encoded payloads the pieces point into
-  std::exception_ptr error_;                 // of the preparation (e.g. a codec failure)
+  std::exception_ptr error_;                 // of the preparation (e.g. a codec failure), Start or Release
   int64_t bytes_ = 0;
   bool sync_ = false;
   DirectIo direct_ = DirectIo::kAuto;

@@ -3,7 +3,8 @@
 /// HZ-encode each cell into per-level buffers, aggregate with MPI one-sided puts into aggregator
 /// buffers that map to contiguous ranges of block files — and the aggregators encode and write
 /// their files or file parts (header + payloads, idx-format.md §4.5, A.3) with a few large writes
-/// (a shared file of a raw dataset by one rank per node, file_portions.h).
+/// (a shared file of a raw dataset by one rank per node, file_portions.h). Durable direct writes of
+/// whole raw files begin while the later fields are still being encoded (write_rounds.h).
 ///
 /// Output is deterministic: blocks are stored in hz order, payloads laid out slot by slot (fields inside a slot),
 /// so raw-codec files are byte-identical for any rank count and decomposition. A write is a

@@ -39,6 +39,9 @@ struct IoStats {
                                                 // was encoded (WriteOptions::overlap_io); reader: round
                                                 // r+1's files were read while round r was exchanged
                                                 // (ReadOptions::overlap)
+  int64_t releases = 0;                         // writer: points at which the fields encoded so far went
+                                                // out while the rest was encoded (durable direct writes
+                                                // of whole raw files, RoundPipeline::ReleasePoints)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   int64_t local_direct_bytes = 0;               // reader: this rank's file bytes read past the page
                                                 // cache (ReadOptions::direct_reads)

@@ -26,6 +26,11 @@ constexpr int64_t kHalfAlign = 4096;                      // each half starts on
 // than filling the aggregators' buffers.
 constexpr int64_t kMaxCellsPerRank = 64;
 
+// A durable write of whole raw files writes the fields encoded so far at up to this many points of
+// a round (RoundPipeline::ReleasePoints).
+constexpr int64_t kMaxReleases = 8;
+constexpr int64_t kMaxStartedFiles = 64;
+
 std::vector<FileAggregation> PlanRounds(const IdxHeader& header, int64_t requested, int ranks, int64_t round_budget) {
   std::vector<FileAggregation> planned;
   for (const Span round_files : FileAggregation::Rounds(header, requested, ranks, round_budget))
@@ -91,7 +96,7 @@ class RoundPipeline::PutStaging {
     Check(used_ + bytes <= static_cast<int64_t>(arena_.size()), ErrorCode::kInternal, "put staging overflow");
     uint8_t* at = arena_.data() + used_;
     used_ += bytes;
-    if (!runs_.empty() && runs_.back().target == target &&
+    if (runs_.size() > put_ && runs_.back().target == target &&
         runs_.back().displacement + runs_.back().bytes == displacement) {
       runs_.back().bytes += bytes;
     } else {
@@ -99,8 +104,9 @@ class RoundPipeline::PutStaging {
     }
     return at;
   }
-  void PutAll(AggregationWindow& window) const {
-    for (const Run& r : runs_) window.Put(r.data, r.bytes, r.target, r.displacement);
+  /// Puts the runs added since the last call (the window's epoch is open).
+  void PutPending(AggregationWindow& window) {
+    for (; put_ < runs_.size(); ++put_) window.Put(runs_[put_].data, runs_[put_].bytes, runs_[put_].target, runs_[put_].displacement);
   }
 
  private:
@@ -112,6 +118,7 @@ class RoundPipeline::PutStaging {
   PooledBuffer arena_;
   int64_t used_ = 0;
   std::vector<Run> runs_;
+  size_t put_ = 0;  // runs_[0, put_) are put
 };
 
 RoundPipeline::RoundPipeline(MPI_Comm comm, const IdxHeader& header, const BlockFiles& files, const CellPlan& cells,
@@ -176,9 +183,19 @@ void RoundPipeline::Run(const FileAggregation& plan, int64_t time, std::vector<R
   window.Fence(MPI_MODE_NOPRECEDE);
   stats_.local.aggregate += MPI_Wtime() - t0;
 
+  // Files written while the fields are encoded are created first (their writes start at each
+  // release; a failure here is kept for their Run, after the agreements).
+  const std::vector<bool> releases = ReleasePoints(plan);
+  std::shared_ptr<TimestepWrites> writes;
+  if (!releases.empty()) {
+    writes = PrepareWrites(plan, my_agg, readable, time);
+    writes->Start();
+    stats_.releases += std::count(releases.begin(), releases.end(), true);
+  }
+
   t0 = MPI_Wtime();
   PutStaging staging;
-  std::exception_ptr error = Encode(plan, cells, last_round, half_offset, direct, staging);
+  std::exception_ptr error = Encode(plan, cells, last_round, half_offset, direct, releases, writes.get(), staging);
   stats_.local.hz += MPI_Wtime() - t0;
 
   t0 = MPI_Wtime();
@@ -186,8 +203,34 @@ void RoundPipeline::Run(const FileAggregation& plan, int64_t time, std::vector<R
   stats_.local.aggregate += MPI_Wtime() - t0;
 
   t0 = MPI_Wtime();
-  WriteFiles(plan, my_agg, readable, time, half);
+  if (!writes) writes = PrepareWrites(plan, my_agg, readable, time);
+  WriteFiles(std::move(writes), half);
   stats_.local.io += MPI_Wtime() - t0;
+}
+
+// The fields after which a durable write releases what the fields so far make final (empty: the
+// round writes once everything is encoded). Only whole files of a raw dataset that go out with
+// direct writes (storage/staged_file_write.h) are started early, and only up to kMaxStartedFiles per
+// aggregator (each holds a descriptor until written); fields are grouped so that a release holds at
+// least 1/kMaxReleases of the bytes, each release costing a fence. The same on every rank.
+std::vector<bool> RoundPipeline::ReleasePoints(const FileAggregation& plan) const {
+  const int nfields = static_cast<int>(header_.fields.size());
+  const int64_t files_per_aggregator = (plan.num_files() + plan.aggregators() - 1) / plan.aggregators();
+  if (!options_.sync || !options_.direct_io || !plan.raw() || !plan.whole_files() || nfields < 2 ||
+      FileAggregation::FileBufferBytes(header_) < kDirectIoMinBytes || files_per_aggregator > kMaxStartedFiles)
+    return {};
+  int64_t total = 0, since = 0;
+  for (const Field& f : header_.fields) total += f.dtype.SampleBytes();
+  std::vector<bool> release(static_cast<size_t>(nfields), false);
+  for (int f = 0; f + 1 < nfields; ++f) {
+    since += header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
+    if (since * kMaxReleases >= total) {
+      release[static_cast<size_t>(f)] = true;
+      since = 0;
+    }
+  }
+  if (std::find(release.begin(), release.end(), true) == release.end()) return {};
+  return release;
 }
 
 // Samples nobody writes must read back as the field's default (idx-format.md §4.9). When the cells
@@ -208,12 +251,15 @@ void RoundPipeline::Fill(const FileAggregation& plan, int64_t my_agg, uint8_t* a
   }
 }
 
-// HZ encoding, cell by cell and field by field, straight into the aggregator's buffer where this
+// HZ encoding, field by field and cell by cell, straight into the aggregator's buffer where this
 // rank can store to it (its own; any on this node with a node-shared window), else into staging for
-// a put. A failure is returned, to be agreed on together with the puts (the failing rank stores and
-// puts nothing more but still takes part in the fences).
+// a put. After a release point the staged runs are put and a fence makes the fields so far final in
+// every aggregator's buffer, whose started files then write them. A failure is returned, to be
+// agreed on together with the puts (the failing rank stores and puts nothing more but still takes
+// part in the fences).
 std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vector<RegularBox>& cells, bool last_round,
                                          int64_t half_offset, const std::vector<uint8_t*>& direct,
+                                         const std::vector<bool>& releases, TimestepWrites* writes,
                                          PutStaging& staging) {
   const int nfields = static_cast<int>(header_.fields.size());
   const int unit_bits = plan.unit_bits();
@@ -222,6 +268,7 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
   const HzRange round{static_cast<uint64_t>(plan.Units(0).begin) << unit_bits,
                       static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits};
   std::exception_ptr error;
+  ThreadPool* encoders = nullptr;
   try {
     int64_t cell_bytes = 0;  // what the cells hold: a bound on what is put to other nodes
     for (const RegularBox& rb : cells)
@@ -235,29 +282,43 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
     // Staged runs are appended in order: threads encode only where every store goes to memory.
     const bool stores_only = std::find(direct.begin(), direct.end(), nullptr) == direct.end();
     if (!stores_only) staging.Reserve(std::min(cell_bytes, round_bytes));
-    ThreadPool* const encoders = stores_only && encoders_ ? &*encoders_ : nullptr;
+    encoders = stores_only && encoders_ ? &*encoders_ : nullptr;
     stats_.local_threads = encoders ? encoders->size() + 1 : 1;
-    for (RegularBox& rb : cells) {
-      for (int f = 0; f < nfields; ++f) {
-        const uint8_t* data = rb.Data(f);
-        if (!data) continue;
-        const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
-        const auto place = [&](uint64_t hz, int64_t count) {  // hz is in the round (HzRange)
-          const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
-          const Span units = plan.Units(agg);
-          const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
-          const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
-          const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
-          const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
-          if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
-          return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
-        };
-        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round, encoders);
-        if (last_round) rb.Release(f);  // the cell copy is no longer needed
-      }
-    }
   } catch (...) {
     error = std::current_exception();
+  }
+  for (int f = 0; f < nfields; ++f) {
+    const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
+    const auto place = [&](uint64_t hz, int64_t count) {  // hz is in the round (HzRange)
+      const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
+      const Span units = plan.Units(agg);
+      const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
+      const uint64_t end_hz = static_cast<uint64_t>(units.end) << unit_bits;
+      const int64_t n = std::min<int64_t>(count, static_cast<int64_t>(end_hz - hz));
+      const int64_t displacement = plan.FieldBase(agg, f) + static_cast<int64_t>(hz - first_hz) * sb;
+      if (uint8_t* to = direct[static_cast<size_t>(agg)]) return RunSpan{to + displacement, n};
+      return RunSpan{staging.Add(plan.Rank(agg), half_offset + displacement, n * sb), n};
+    };
+    for (RegularBox& rb : cells) {
+      const uint8_t* data = rb.Data(f);
+      if (!data || error) continue;
+      try {
+        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round, encoders);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      if (last_round) rb.Release(f);  // the cell copy is no longer needed
+    }
+    if (releases.empty() || !releases[static_cast<size_t>(f)]) continue;
+    if (!error) {
+      try {
+        staging.PutPending(*window_);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    window_->Fence();  // every rank's stores and puts of fields 0..f are in place
+    if (writes && !error) writes->Release(f);
   }
   if (last_round) cells.clear();
   return error;
@@ -265,10 +326,10 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
 
 // One-sided puts of the staged runs into the buffers of aggregators on other nodes, the closing
 // fence, then one agreement on every rank's error of this round (and an earlier round's write).
-void RoundPipeline::Exchange(const PutStaging& staging, std::exception_ptr& error) {
+void RoundPipeline::Exchange(PutStaging& staging, std::exception_ptr& error) {
   if (!error) {
     try {
-      staging.PutAll(*window_);
+      staging.PutPending(*window_);
     } catch (...) {
       error = std::current_exception();
     }
@@ -278,14 +339,20 @@ void RoundPipeline::Exchange(const PutStaging& staging, std::exception_ptr& erro
   Agree(comm_, error);
 }
 
-// Aggregators encode and place their files (or parts of shared files), then write them: on the
-// I/O thread while the next round is encoded, else here (and agreed).
-void RoundPipeline::WriteFiles(const FileAggregation& plan, int64_t my_agg, const std::vector<const uint8_t*>& readable,
-                               int64_t time, int half) {
+// Collective: aggregators encode and place their files (or parts of shared files), to be written.
+std::shared_ptr<TimestepWrites> RoundPipeline::PrepareWrites(const FileAggregation& plan, int64_t my_agg,
+                                                             const std::vector<const uint8_t*>& readable,
+                                                             int64_t time) {
   const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
   auto writes = std::make_shared<TimestepWrites>(
       PrepareTimestepFiles(comm_, header_, layout_, files_, plan, my_agg, readable, time, options_.sync, direct_io));
   aggregator_bytes_ += writes->bytes();
+  return writes;
+}
+
+// The round's writes (or what is left of them): on the I/O thread while the next round is
+// encoded, else here (and agreed).
+void RoundPipeline::WriteFiles(std::shared_ptr<TimestepWrites> writes, int half) {
   if (rounds_.overlap) {
     auto task = std::make_shared<std::packaged_task<void()>>([writes] { writes->Run(); });
     in_flight_[half] = task->get_future();

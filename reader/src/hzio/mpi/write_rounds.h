@@ -5,7 +5,10 @@
 /// file_portions.h). With more than one round the aggregation window is cut in two halves and the
 /// rounds alternate between them: the files of round r are written on an I/O thread from one half
 /// while round r+1 is encoded and exchanged into the other, so a write costs about
-/// max(hz + exchange, io) rather than their sum. Every rank takes part in every round.
+/// max(hz + exchange, io) rather than their sum. Inside a round, durable direct writes of whole raw
+/// files start before the encoding ends (ReleasePoints): the fields are encoded one after the other,
+/// and after each group a fence makes it final in every aggregator's buffer, whose files write it
+/// while the next group is encoded. Every rank takes part in every round.
 #pragma once
 
 #include <mpi.h>
@@ -30,6 +33,8 @@
 #include "hzio/util/thread_pool.h"
 
 namespace hzio::mpi {
+
+class TimestepWrites;  // file_portions.h
 
 /// The rounds of every timestep (the same plans for each) and whether they overlap.
 struct WriteRounds {
@@ -70,7 +75,8 @@ class RoundPipeline {
   RoundPipeline& operator=(const RoundPipeline&) = delete;
 
   /// Collective: one round of timestep `time` — fill, encode, exchange, write (on the I/O thread
-  /// when overlapping). The last round of a timestep releases the cells as it encodes them.
+  /// when overlapping; durable whole raw files created first and written group of fields by group
+  /// of fields as they are encoded). The last round of a timestep releases the cells as it encodes them.
   /// Throws the agreed error of the round (or of an earlier round's write) on every rank.
   void Run(const FileAggregation& plan, int64_t time, std::vector<RegularBox>& cells, bool last_round);
   /// Collective: every write done (with sync: on the disk) and its errors agreed.
@@ -82,11 +88,14 @@ class RoundPipeline {
   class PutStaging;
   // The phases of a round.
   void Fill(const FileAggregation& plan, int64_t my_agg, uint8_t* agg_buffer);
+  std::vector<bool> ReleasePoints(const FileAggregation& plan) const;
   std::exception_ptr Encode(const FileAggregation& plan, std::vector<RegularBox>& cells, bool last_round,
-                            int64_t half_offset, const std::vector<uint8_t*>& direct, PutStaging& staging);
-  void Exchange(const PutStaging& staging, std::exception_ptr& error);
-  void WriteFiles(const FileAggregation& plan, int64_t my_agg, const std::vector<const uint8_t*>& readable,
-                  int64_t time, int half);
+                            int64_t half_offset, const std::vector<uint8_t*>& direct, const std::vector<bool>& releases,
+                            TimestepWrites* writes, PutStaging& staging);
+  void Exchange(PutStaging& staging, std::exception_ptr& error);
+  std::shared_ptr<TimestepWrites> PrepareWrites(const FileAggregation& plan, int64_t my_agg,
+                                                const std::vector<const uint8_t*>& readable, int64_t time);
+  void WriteFiles(std::shared_ptr<TimestepWrites> writes, int half);
   void WaitFor(int half);
 
   MPI_Comm comm_;

@@ -1,16 +1,12 @@
 /// Writing block files (idx-format.md §4.5) for the parallel writer's aggregators: a whole file
-/// (table + payloads) with one vectored write, or the parts of a shared file that several
-/// aggregators fill concurrently on disjoint ranges. Reads go through access/classic_block_source,
-/// the one reader of block files.
+/// (table + payloads), or the parts of a shared file that several aggregators fill concurrently on
+/// disjoint ranges. Reads go through access/classic_block_source, the one reader of block files.
 ///
 /// Durable whole-file writes bypass the page cache (O_DIRECT) where the file system allows it:
-/// buffered write + fsync runs at 0.5–0.9 GB/s on this machine's disk, direct writes at ~2.8 GB/s.
-/// The file is cut into 8 MiB chunks at aligned offsets, gathered from the pieces into aligned
-/// staging buffers (memcpy is ~12 GB/s, far above the disk) and written by up to four lanes at
-/// once on disjoint ranges (the padded size allocated first, so ext4 runs them side by side), so
-/// the device always has requests queued; the last partial block is padded and cut back with
-/// ftruncate. A file system that refuses O_DIRECT (tmpfs, some network file systems: EINVAL) gets
-/// the buffered path instead.
+/// buffered write + fsync ran at 0.5–0.9 GB/s on this machine's disk, direct writes at ~2.8 GB/s.
+/// How (8 MiB aligned chunks gathered into staging, four lanes, the padded size allocated first, a
+/// buffered fallback): storage/staged_file_write.h, of which a whole-file write is the case where
+/// every piece is final from the start.
 #pragma once
 
 #include <cstdint>

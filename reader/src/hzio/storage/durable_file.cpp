@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -65,6 +66,24 @@ void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, co
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) throw OsError(path, "cannot write");
     done += static_cast<uint64_t>(w);
+  }
+}
+
+void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path) {
+  size_t first = 0;
+  while (first < iov.size()) {
+    CrashPoint("write " + path);
+    const int n = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+    const ssize_t w = ::pwritev(fd, iov.data() + first, n, static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw OsError(path, "cannot write");
+    offset += static_cast<uint64_t>(w);
+    size_t left = static_cast<size_t>(w);
+    while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (first < iov.size() && left > 0) {
+      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + left;
+      iov[first].iov_len -= left;
+    }
   }
 }
 

@@ -7,8 +7,11 @@
 /// point (util/crash_point.h).
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hzio/util/error.h"
 
@@ -47,6 +50,9 @@ ScopedFd OpenForReadingIfExists(const std::string& path);
 void ReadExactlyAt(int fd, uint8_t* out, uint64_t n, uint64_t offset, const std::string& path);
 /// pwrite of exactly `n` bytes at `offset` (a crash point first); kIo naming `path`.
 void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, const std::string& path);
+/// pwritev of every byte of `iov` (consumed) at `offset`, as few calls as IOV_MAX allows (a crash
+/// point before each); kIo naming `path`.
+void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path);
 
 /// fsync of the file at `path`.
 void SyncFile(const std::string& path);
