@@ -210,7 +210,9 @@ void PlaceRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, con
 
 }  // namespace
 
-TimestepWrites::~TimestepWrites() = default;  // a started file waits for its writes in flight
+// A started file left unfinished (an agreed error) waits for its writes in flight, which may read
+// the tables in owned_: the files go first.
+TimestepWrites::~TimestepWrites() { writes_.clear(); }
 
 void TimestepWrites::AddWhole(std::string path, std::vector<StagedSpan> pieces) {
   FileWrite w;
