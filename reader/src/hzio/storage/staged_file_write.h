@@ -42,6 +42,8 @@ class StagedFileWrite {
   StagedFileWrite(const StagedFileWrite&) = delete;
   StagedFileWrite& operator=(const StagedFileWrite&) = delete;
 
+  /// Whether the bytes go out with O_DIRECT (decided at creation): only then do releases write.
+  bool direct() const { return direct_; }
   /// Every piece of a stage <= `stage` is final: the aligned runs of final bytes not yet written go
   /// to the lanes. Does not wait. (Buffered writes wait for Finish.)
   void Release(int stage);
