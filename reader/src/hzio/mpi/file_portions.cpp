@@ -1,6 +1,7 @@
 #include "hzio/mpi/file_portions.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "hzio/codec/codec.h"
 #include "hzio/format/block_table.h"
@@ -239,7 +240,7 @@ void TimestepWrites::Start() {
   if (error_) return;
   try {
     for (FileWrite& w : writes_)
-      if (w.whole) w.started = std::make_unique<StagedFileWrite>(w.path, w.whole_pieces, sync_, direct_);
+      if (w.whole) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_);
   } catch (...) {
     error_ = std::current_exception();
   }
@@ -259,7 +260,7 @@ void TimestepWrites::Run() {
   if (error_) std::rethrow_exception(error_);
   for (FileWrite& w : writes_) {
     if (w.started) w.started->Finish();
-    else if (w.whole) StagedFileWrite(w.path, w.whole_pieces, sync_, direct_).Finish();
+    else if (w.whole) StagedFileWrite(w.path, std::move(w.whole_pieces), sync_, direct_).Finish();
     else WriteIntoFile(w.path, w.placed, w.final_size, sync_);
   }
 }

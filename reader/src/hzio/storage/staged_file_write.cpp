@@ -95,7 +95,7 @@ StagedFileWrite::StagedFileWrite(std::string path, std::vector<StagedSpan> piece
 StagedFileWrite::~StagedFileWrite() { WaitForWrites(/*rethrow=*/false); }
 
 void StagedFileWrite::Release(int stage) {
-  if (!direct_ || finished_) return;
+  if (!direct_) return;  // after Finish every byte is written: nothing is left to hand out
   // The runs of consecutive final pieces, shrunk to aligned edges (the file's end is padded).
   int64_t run_begin = -1, run_end = -1;
   const auto flush = [&] {
@@ -168,11 +168,9 @@ void StagedFileWrite::WaitForWrites(bool rethrow) {
 bool StagedFileWrite::Finish() {
   if (direct_) {
     Release(std::numeric_limits<int>::max());
-    finished_ = true;
     WaitForWrites(/*rethrow=*/true);
     if (::ftruncate(fd_.get(), static_cast<off_t>(total_)) != 0) throw OsError(path_, "cannot set the size of");
   } else {
-    finished_ = true;
     // Adjacent pieces merged, then as few vectored writes as IOV_MAX allows.
     std::vector<iovec> iov;
     for (const StagedSpan& p : pieces_) {

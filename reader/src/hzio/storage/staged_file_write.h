@@ -61,7 +61,7 @@ class StagedFileWrite {
   std::vector<StagedSpan> pieces_;
   std::vector<int64_t> starts_;  // of each piece in the file
   int64_t total_ = 0, padded_ = 0;
-  bool sync_ = false, direct_ = false, finished_ = false;
+  bool sync_ = false, direct_ = false;
   ScopedFd fd_;
   std::vector<std::pair<int64_t, int64_t>> written_;  // aligned [begin, end) given to the lanes, sorted
   std::vector<std::future<void>> in_flight_;
