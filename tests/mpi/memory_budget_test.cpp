@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hzio/access/synthetic.h"
@@ -67,7 +69,8 @@ TEST(FileAggregation, DefaultFilesGiveEveryAggregatorFilesOfItsOwn) {
   EXPECT_EQ(MakeHeader(dims, fields, 1, 0, 4, "raw", "/tmp/visus.idx", 4).blocks_per_file, 4);
 }
 
-// Pure planning: rounds cover every file once, in order, and fit the budget (one file at least).
+// Pure planning: rounds cover every file once and fit the budget (one file at least); each
+// aggregator holds a contiguous range of them.
 TEST(MemoryBudget, WriterRoundsCoverEveryFileWithinTheBudget) {
   SyntheticSpec spec;
   spec.dims = Point{64, 64, 64};
@@ -80,31 +83,83 @@ TEST(MemoryBudget, WriterRoundsCoverEveryFileWithinTheBudget) {
   const int64_t file_bytes = (8 + 12) * (int64_t{1} << 12) * 4;
   EXPECT_EQ(FileAggregation::Rounds(h, 0, 4, whole.MaxBufferBytes()).size(), 1u);
   for (const int64_t budget : {file_bytes, 2 * file_bytes + 1, file_bytes / 3, int64_t{1}}) {
-    const std::vector<Span> rounds = FileAggregation::Rounds(h, 0, 4, budget);
-    int64_t next = 0;
-    for (const Span& r : rounds) {
-      EXPECT_EQ(r.begin, next);
-      EXPECT_GT(r.size(), 0);
-      next = r.end;
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    const std::vector<std::vector<Span>> rounds = FileAggregation::Rounds(h, 0, 4, budget);
+    std::vector<int64_t> seen;
+    for (const std::vector<Span>& r : rounds) {
+      ASSERT_FALSE(r.empty());
       const FileAggregation plan(h, 0, 4, r);
+      for (const Span& files : r)
+        for (int64_t f = files.begin; f < files.end; ++f) seen.push_back(f);
       if (budget >= file_bytes) {
-        EXPECT_LE(plan.MaxBufferBytes(), budget) << "budget " << budget;
+        EXPECT_LE(plan.MaxBufferBytes(), budget);
       }
       // A round below one file's bytes is one file, shared by the aggregators.
       if (budget < file_bytes) {
-        EXPECT_EQ(r.size(), 1);
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_EQ(r.front().size(), 1);
       }
+      int64_t units = 0;
+      for (const Span& u : plan.RoundUnits()) units += u.size();
+      int64_t held = 0;
       for (int64_t a = 0; a < plan.aggregators(); ++a) {
         const Span u = plan.Units(a);
+        held += u.size();
         if (u.size() > 0) {
           EXPECT_EQ(plan.AggregatorOfUnit(static_cast<uint64_t>(u.begin)), a);
           EXPECT_EQ(plan.AggregatorOfUnit(static_cast<uint64_t>(u.end - 1)), a);
         }
       }
+      EXPECT_EQ(units, held);
     }
-    EXPECT_EQ(next, 16);
+    std::sort(seen.begin(), seen.end());
+    std::vector<int64_t> every(16);
+    std::iota(every.begin(), every.end(), 0);
+    EXPECT_EQ(seen, every);
   }
   EXPECT_EQ(FileAggregation::Rounds(h, 0, 4, file_bytes).size(), 4u);  // one file per aggregator per round
+  EXPECT_EQ(FileAggregation::Rounds(h, 0, 4, 2 * file_bytes).size(), 2u);
+}
+
+// Pure planning: a level of the HZ order whose files take several rounds is cut so that each round
+// holds a part of every aggregator's share of it. The 512^3 float32 per rank case of bench/mpi at
+// 2 ranks: 8 files of 128 MiB, the finest level (the ranks' halves of the domain, in Z order) in
+// files 4-7. Rounds of contiguous files gave files 4 and 5 (rank 0's box alone) to one round, so
+// rank 1 had nothing to encode in it.
+TEST(MemoryBudget, WriterRoundsOfALevelHoldPartOfEveryAggregatorsShare) {
+  const IdxHeader h = MakeHeader(Point{1024, 512, 512}, ParseFieldList("v:float32"), 1, 0, 0, "raw", "/tmp/visus.idx", 2);
+  ASSERT_EQ(h.blocks_per_file, 512);
+  const int64_t file_bytes = FileAggregation::FileBufferBytes(h);
+  const auto files_of = [&](int ranks, int64_t budget) {
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> out;
+    for (const std::vector<Span>& r : FileAggregation::Rounds(h, 0, ranks, budget)) {
+      out.emplace_back();
+      for (const Span& s : r) out.back().emplace_back(s.begin, s.end);
+    }
+    return out;
+  };
+  using Round = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(files_of(2, file_bytes), (std::vector<Round>{{{0, 2}}, {{2, 4}}, {{4, 5}, {6, 7}}, {{5, 6}, {7, 8}}}));
+  // Two files per aggregator fit: the finest level is one round, each aggregator its own half.
+  EXPECT_EQ(files_of(2, 2 * file_bytes), (std::vector<Round>{{{0, 4}}, {{4, 8}}}));
+  // Four aggregators, one file each: levels 27 and 28 (files 2-3, 4-7) fit one round each.
+  EXPECT_EQ(files_of(4, file_bytes), (std::vector<Round>{{{0, 4}}, {{4, 8}}}));
+  // One aggregator: the order of the files.
+  EXPECT_EQ(files_of(1, file_bytes).size(), 8u);
+  EXPECT_EQ(files_of(1, file_bytes)[5], (Round{{5, 6}}));
+  const FileAggregation spread(h, 0, 2, std::vector<Span>{Span{4, 5}, Span{6, 7}});
+  EXPECT_TRUE(spread.whole_files());
+  EXPECT_EQ(spread.num_files(), 2);
+  EXPECT_EQ(spread.Units(1).begin, 6 * 512);
+  EXPECT_EQ(spread.AggregatorOfUnit(6 * 512 + 7), 1);
+  EXPECT_EQ(spread.AggregatorOfUnit(4 * 512 + 511), 0);
+  EXPECT_EQ(spread.RoundUnits().size(), 2u);
+  EXPECT_EQ(spread.MaxBufferBytes(), file_bytes);
+  // One range is a contiguous round; several that are not one per aggregator, or not ascending,
+  // are refused.
+  EXPECT_EQ(FileAggregation(h, 0, 2, std::vector<Span>{Span{4, 6}}).Units(1).begin, 5 * 512);
+  EXPECT_THROW(FileAggregation(h, 0, 2, std::vector<Span>{Span{0, 1}, Span{4, 5}, Span{6, 7}}), Error);
+  EXPECT_THROW(FileAggregation(h, 0, 2, std::vector<Span>{Span{6, 7}, Span{4, 5}}), Error);
 }
 
 TEST(MemoryBudget, ReaderRoundsSplitTheBlocksWithinTheBudget) {
@@ -125,19 +180,25 @@ TEST(MemoryBudget, ReaderRoundsSplitTheBlocksWithinTheBudget) {
   EXPECT_EQ(PlanRounds(layout, blocks, 4, sample_bytes, 1).size(), blocks.size());  // one block per round at least
 }
 
-// The writer in rounds: the same bytes as one round (raw and zip, whole and shared files, a
-// power-of-two domain and one that needs fill), equal to the formula at every level.
+// The writer in rounds: the same bytes as one round (raw and zip, whole and shared files, rounds
+// that take part of every aggregator's share of a level, a power-of-two domain and one that needs
+// fill), equal to the formula at every level.
 TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
   ScratchDir dir;
   struct Case {
     Point dims;
     int64_t blocks_per_file;
     std::string compression;
+    int64_t budget = 4096;  // far below a file: one file per round, or part of one
   };
+  // A block takes 21 KiB of buffer: 50 KiB hold one two-block file per aggregator, so the finest
+  // levels (16 and 32 files) take several rounds each.
   const Case cases[] = {{Point{64, 64, 32}, 2, "raw"},   // many files: rounds of whole files
                         {Point{45, 31, 17}, 2, "zip"},   // fill, compressed
                         {Point{40, 27, 13}, 64, "raw"},  // one file: rounds of it, shared by the aggregators
-                        {Point{40, 27, 13}, 64, "lz4"}};
+                        {Point{40, 27, 13}, 64, "lz4"},
+                        {Point{64, 64, 32}, 2, "raw", 50 << 10},
+                        {Point{45, 31, 17}, 2, "zip", 50 << 10}};
   int n = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE("case " + std::to_string(n));
@@ -153,11 +214,11 @@ TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
                                                    DefaultGrid(Ranks(), 3), 1, {});
     EXPECT_EQ(single.rounds, 1);
     WriteOptions budget;
-    budget.memory_budget = 4096;  // far below a file: one file per round, or part of one
+    budget.memory_budget = c.budget;
     budget.sync = n % 2 == 1;
     const IoStats many = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(rounds + "/visus.idx"), spec,
                                                  DefaultGrid(Ranks(), 3), 2, budget);
-    EXPECT_GE(many.rounds, c.blocks_per_file == 2 ? 8 : 1);
+    EXPECT_GE(many.rounds, c.blocks_per_file == 2 ? (c.budget > 4096 ? 2 : 8) : 1);
     EXPECT_EQ(many.data_bytes, single.data_bytes);
     EXPECT_EQ(many.file_bytes, single.file_bytes);
     ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File(rounds + "/visus.idx")));

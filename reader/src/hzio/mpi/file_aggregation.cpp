@@ -8,6 +8,32 @@
 
 namespace hzio::mpi {
 
+namespace {
+
+// The files [first of the first range, end of the last) (an empty span for no ranges).
+Span Hull(const std::vector<Span>& ranges) {
+  return ranges.empty() ? Span{} : Span{ranges.front().begin, ranges.back().end};
+}
+
+// For each HZ level that fills several files (level L holds hz [2^(L-1), 2^L)), its files,
+// ascending. Levels that do not start on a file boundary (a file size that is no power of two)
+// have none.
+std::vector<Span> LevelFiles(const IdxHeader& header, int64_t files) {
+  const uint64_t bpf = static_cast<uint64_t>(header.blocks_per_file);
+  if (bpf == 0 || bpf > (~uint64_t{0} >> (header.bits_per_block + 1))) return {};
+  const uint64_t file_samples = bpf << header.bits_per_block;
+  std::vector<Span> levels;
+  for (int level = 1; level <= header.bitmask.maxh(); ++level) {
+    const uint64_t begin = uint64_t{1} << (level - 1), size = begin;
+    if (begin % file_samples != 0 || size < 2 * file_samples) continue;
+    levels.push_back(Span{static_cast<int64_t>(begin / file_samples),
+                          std::min(files, static_cast<int64_t>((begin + size) / file_samples))});
+  }
+  return levels;
+}
+
+}  // namespace
+
 FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int ranks, Span files)
     : ranks_(ranks),
       bpf_(header.blocks_per_file),
@@ -22,9 +48,8 @@ FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int
   Check(files.begin >= 0 && files.begin < files.end && files.end <= all_files, ErrorCode::kInternal,
         "aggregation round of files [" + std::to_string(files.begin) + ", " + std::to_string(files.end) + ") outside 0.." +
             std::to_string(all_files));
-  file0_ = files.begin;
   files_ = files.size();
-  const int64_t first_block = file0_ * bpf_, blocks = std::min(files.end * bpf_, total_blocks_) - first_block;
+  const int64_t first_block = files.begin * bpf_, blocks = std::min(files.end * bpf_, total_blocks_) - first_block;
   const int64_t wanted = std::min<int64_t>(requested == 0 ? ranks : requested, ranks);
   // Compressed blocks are encoded whole, so only raw datasets are cut finer than blocks.
   if (raw_)
@@ -33,19 +58,64 @@ FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int
   unit0_ = first_block * units_per_block_;
   total_units_ = blocks * units_per_block_;
   aggregators_ = std::clamp<int64_t>(wanted, 1, total_units_);
+  if (whole_files())
+    for (int64_t a = 0; a < aggregators_; ++a) {
+      const Span f = EvenSplit(files_, aggregators_, a);
+      aggregator_files_.push_back(Span{files.begin + f.begin, files.begin + f.end});
+    }
   for (const Field& f : header.fields) unit_bytes_.push_back(f.dtype.BytesFor(int64_t{1} << unit_bits_));
 }
 
-std::vector<Span> FileAggregation::Rounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget_bytes) {
+FileAggregation::FileAggregation(const IdxHeader& header, int64_t requested, int ranks, const std::vector<Span>& files)
+    : FileAggregation(header, requested, ranks, Hull(files)) {
+  if (files.size() == 1) return;  // a contiguous round
+  Check(static_cast<int64_t>(files.size()) == aggregators_, ErrorCode::kInternal,
+        "aggregation round of " + std::to_string(files.size()) + " file ranges for " + std::to_string(aggregators_) +
+            " aggregators");
+  int64_t count = 0, end = 0;
+  for (const Span& f : files) {
+    Check(f.begin >= end && f.size() > 0, ErrorCode::kInternal,
+          "aggregation round: file ranges must be ascending, disjoint and not empty");
+    end = f.end;
+    count += f.size();
+  }
+  files_ = count;
+  aggregator_files_ = files;
+}
+
+std::vector<std::vector<Span>> FileAggregation::Rounds(const IdxHeader& header, int64_t requested, int ranks,
+                                                       int64_t budget_bytes) {
   const FileAggregation whole(header, requested, ranks);
-  if (whole.MaxBufferBytes() <= budget_bytes) return {Span{0, whole.num_files()}};
-  const int64_t file_bytes = FileBufferBytes(header);
+  const int64_t files = whole.num_files(), aggregators = whole.aggregators();
+  if (whole.MaxBufferBytes() <= budget_bytes) return {{Span{0, files}}};
   // Whole files per aggregator that fit, times the aggregators; a round is at least one file
   // (then shared by the aggregators, each holding about 1/aggregators of it).
-  const int64_t per_round = std::max<int64_t>(1, budget_bytes / file_bytes * whole.aggregators());
-  std::vector<Span> rounds;
-  for (int64_t f = 0; f < whole.num_files(); f += per_round)
-    rounds.push_back(Span{f, std::min(whole.num_files(), f + per_round)});
+  const int64_t per_aggregator = budget_bytes / FileBufferBytes(header);
+  const int64_t per_round = std::max<int64_t>(1, per_aggregator * aggregators);
+  std::vector<std::vector<Span>> rounds;
+  int64_t next = 0;  // the first file in no round yet
+  const auto contiguous_until = [&](int64_t end) {
+    for (; next < end; next = std::min(end, next + per_round)) rounds.push_back({Span{next, std::min(end, next + per_round)}});
+  };
+  // A level whose files take several rounds of whole files: every round takes a part of each
+  // aggregator's share of it (the regions of the domain its files hold in Z order spread over
+  // every rank's box), not the next files in order (the regions of a few ranks).
+  if (per_aggregator >= 1 && aggregators > 1 && whole.whole_files())
+    for (const Span level : LevelFiles(header, files)) {
+      const int64_t share = level.size() / aggregators;
+      if (level.size() % aggregators != 0 || share <= per_aggregator) continue;
+      contiguous_until(level.begin);
+      const int64_t parts = (share + per_aggregator - 1) / per_aggregator;
+      for (int64_t r = 0; r < parts; ++r) {
+        const Span part = EvenSplit(share, parts, r);
+        std::vector<Span> round;
+        for (int64_t a = 0; a < aggregators; ++a)
+          round.push_back(Span{level.begin + a * share + part.begin, level.begin + a * share + part.end});
+        rounds.push_back(std::move(round));
+      }
+      next = level.end;
+    }
+  contiguous_until(files);
   return rounds;
 }
 
@@ -72,9 +142,19 @@ Span FileAggregation::Units(int64_t aggregator) const {
     const Span u = EvenSplit(total_units_, aggregators_, aggregator);
     return Span{unit0_ + u.begin, unit0_ + u.end};
   }
-  const Span f = EvenSplit(files_, aggregators_, aggregator);
-  return Span{(file0_ + f.begin) * bpf_ * units_per_block_,
-              std::min((file0_ + f.end) * bpf_, total_blocks_) * units_per_block_};
+  const Span f = aggregator_files_[static_cast<size_t>(aggregator)];
+  return Span{f.begin * bpf_ * units_per_block_, std::min(f.end * bpf_, total_blocks_) * units_per_block_};
+}
+
+std::vector<Span> FileAggregation::RoundUnits() const {
+  std::vector<Span> ranges;
+  for (int64_t a = 0; a < aggregators_; ++a) {
+    const Span u = Units(a);
+    if (u.size() == 0) continue;
+    if (!ranges.empty() && ranges.back().end == u.begin) ranges.back().end = u.end;
+    else ranges.push_back(u);
+  }
+  return ranges;
 }
 
 Span FileAggregation::Blocks(int64_t aggregator) const {
@@ -93,7 +173,10 @@ Span FileAggregation::FileBlocks(int64_t file) const {
 
 int64_t FileAggregation::AggregatorOfUnit(uint64_t unit) const {
   if (!whole_files()) return EvenSplitOwner(total_units_, aggregators_, static_cast<int64_t>(unit) - unit0_);
-  return EvenSplitOwner(files_, aggregators_, static_cast<int64_t>(unit) / units_per_block_ / bpf_ - file0_);
+  const int64_t file = static_cast<int64_t>(unit) / units_per_block_ / bpf_;
+  const auto after = std::upper_bound(aggregator_files_.begin(), aggregator_files_.end(), file,
+                                      [](int64_t f, const Span& s) { return f < s.begin; });
+  return (after - aggregator_files_.begin()) - 1;
 }
 
 int64_t FileAggregation::FieldBase(int64_t aggregator, int field) const {

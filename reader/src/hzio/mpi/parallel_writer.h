@@ -15,9 +15,10 @@
 /// failure makes Write() throw the same hzio::Error on every rank and leaves the old state.
 ///
 /// Memory is bounded by WriteOptions::memory_budget: when the aggregators' buffers for a timestep
-/// would exceed it, the timestep is written in rounds over contiguous ranges of its files
-/// (FileAggregation::Rounds): each round encodes the cells' runs that fall in its files, aggregates,
-/// writes and reuses the buffers. The files are the same bytes whatever the rounds.
+/// would exceed it, the timestep is written in rounds over ranges of its files that hold samples
+/// of every rank's box where they can (FileAggregation::Rounds): each round encodes the cells' runs
+/// that fall in its files, aggregates, writes and reuses the buffers. The files are the same bytes
+/// whatever the rounds.
 ///
 /// Write() is one function per phase: AgreeOnInput (local checks, one agreement), the plans
 /// (CellPlan, PlanWriteRounds: write_rounds.h), OpenTransaction (rank 0), then per timestep

@@ -33,7 +33,7 @@ constexpr int64_t kMaxStartedFiles = 64;
 
 std::vector<FileAggregation> PlanRounds(const IdxHeader& header, int64_t requested, int ranks, int64_t round_budget) {
   std::vector<FileAggregation> planned;
-  for (const Span round_files : FileAggregation::Rounds(header, requested, ranks, round_budget))
+  for (const std::vector<Span>& round_files : FileAggregation::Rounds(header, requested, ranks, round_budget))
     planned.emplace_back(header, requested, ranks, round_files);
   return planned;
 }
@@ -263,10 +263,11 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
                                          PutStaging& staging) {
   const int nfields = static_cast<int>(header_.fields.size());
   const int unit_bits = plan.unit_bits();
-  // This round's hz range: the encoder reads and hands out only its samples (another round stores
-  // the rest), so a round costs what it holds, not a walk over every cell.
-  const HzRange round{static_cast<uint64_t>(plan.Units(0).begin) << unit_bits,
-                      static_cast<uint64_t>(plan.Units(plan.aggregators() - 1).end) << unit_bits};
+  // This round's hz ranges: the encoder reads and hands out only their samples (another round
+  // stores the rest), so a round costs what it holds, not a walk over every cell.
+  std::vector<HzRange> round;
+  for (const Span units : plan.RoundUnits())
+    round.push_back(HzRange{static_cast<uint64_t>(units.begin) << unit_bits, static_cast<uint64_t>(units.end) << unit_bits});
   std::exception_ptr error;
   ThreadPool* encoders = nullptr;
   try {
@@ -289,7 +290,7 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
   }
   for (int f = 0; f < nfields; ++f) {
     const int64_t sb = header_.fields[static_cast<size_t>(f)].dtype.SampleBytes();
-    const auto place = [&](uint64_t hz, int64_t count) {  // hz is in the round (HzRange)
+    const auto place = [&](uint64_t hz, int64_t count) {  // hz is in one of the round's ranges
       const int64_t agg = plan.AggregatorOfUnit(hz >> unit_bits);
       const Span units = plan.Units(agg);
       const uint64_t first_hz = static_cast<uint64_t>(units.begin) << unit_bits;
@@ -303,7 +304,8 @@ std::exception_ptr RoundPipeline::Encode(const FileAggregation& plan, std::vecto
       const uint8_t* data = rb.Data(f);
       if (!data || error) continue;
       try {
-        cells_.encoder.Encode(rb.box, data, sb, header_.box, place, round, encoders);
+        for (const HzRange& range : round)
+          cells_.encoder.Encode(rb.box, data, sb, header_.box, place, range, encoders);
       } catch (...) {
         error = std::current_exception();
       }
