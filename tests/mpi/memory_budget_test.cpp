@@ -122,8 +122,9 @@ TEST(MemoryBudget, WriterRoundsCoverEveryFileWithinTheBudget) {
 }
 
 // Pure planning: a level of the HZ order whose files take several rounds is cut so that each round
-// holds a part of every aggregator's share of it. The 512^3 float32 per rank case of bench/mpi at
-// 2 ranks: 8 files of 128 MiB, the finest level (the ranks' halves of the domain, in Z order) in
+// holds a part of every aggregator's share of it. The case of `hzio-mpi write --dims 1024,512,512
+// --grid 2,1,1 --fields v:float32` (bitmask V0120..., whose first split is x, the axis the two ranks
+// split): 8 files of 128 MiB, the finest level (the ranks' halves of the domain, in Z order) in
 // files 4-7. Rounds of contiguous files gave files 4 and 5 (rank 0's box alone) to one round, so
 // rank 1 had nothing to encode in it.
 TEST(MemoryBudget, WriterRoundsOfALevelHoldPartOfEveryAggregatorsShare) {
