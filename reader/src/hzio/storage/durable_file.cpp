@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "hzio/storage/write_source_pages.h"
 #include "hzio/util/crash_point.h"
 
 namespace hzio {
@@ -60,6 +61,7 @@ void ReadExactlyAt(int fd, uint8_t* out, uint64_t n, uint64_t offset, const std:
 
 void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, const std::string& path) {
   CrashPoint("write " + path);
+  MapWriteSourcePages(fd, data, static_cast<size_t>(n));
   for (uint64_t done = 0; done < n;) {
     const ssize_t w = ::pwrite(fd, data + done, static_cast<size_t>(std::min<uint64_t>(n - done, 1u << 30)),
                                static_cast<off_t>(offset + done));
@@ -70,6 +72,7 @@ void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, co
 }
 
 void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path) {
+  MapWriteSourcePages(fd, iov.data(), iov.size());
   size_t first = 0;
   while (first < iov.size()) {
     CrashPoint("write " + path);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "hzio/storage/write_source_pages.h"
 #include "hzio/util/crash_point.h"
 #include "hzio/util/error.h"
 
@@ -199,6 +200,7 @@ uint64_t WriteFile::size() const {
 
 void WriteFile::WriteAt(uint64_t offset, const uint8_t* data, uint64_t n) {
   CrashPoint("write " + path_);
+  MapWriteSourcePages(fd_, data, static_cast<size_t>(n));
   uint64_t done = 0;
   while (done < n) {
     ssize_t w = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(offset + done));
