@@ -99,33 +99,36 @@ int64_t SinglePagesInCache(const std::string& path, size_t bytes) {
 }
 
 TEST(WriteSourcePages, MapsTheSourceOfABufferedWrite) {
-  constexpr size_t kBytes = 64 * kPage;
-  UnmappedSharedBuffer window(kBytes);
+  constexpr size_t kPages = 512;
+  UnmappedSharedBuffer window(kPages * kPage);
   ASSERT_NE(window.data(), nullptr);
-  if (PageMapEntries(window.data(), kBytes).empty()) GTEST_SKIP() << "no /proc/self/pagemap";
-  ASSERT_EQ(PresentPages(window.data(), kBytes), 0u) << "a fresh shared mapping starts without page-table entries";
+  if (PageMapEntries(window.data(), kPages * kPage).empty()) GTEST_SKIP() << "no /proc/self/pagemap";
+  ASSERT_EQ(PresentPages(window.data(), kPages * kPage), 0u) << "a fresh shared mapping starts without page-table entries";
   testing::TempDir dir;
   ScopedFd fd(::open(dir.File("f.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   ASSERT_TRUE(fd.valid());
-  // Two buffers of the window and one byte past its middle: every page they touch (the kernel may
-  // map neighbours too: its fault-around).
-  const iovec iov[] = {{const_cast<uint8_t*>(window.data()) + 100, 3 * kPage},
-                       {const_cast<uint8_t*>(window.data()) + 3 * kPage + 100, kPage},
-                       {const_cast<uint8_t*>(window.data()) + 40 * kPage + 7, 1}};
+  // Two buffers of the window and one byte further on: every page they touch (the kernel may map
+  // neighbours too: its fault-around).
+  uint8_t* const w = const_cast<uint8_t*>(window.data());
+  const iovec iov[] = {{w + 100, 256 * kPage}, {w + 256 * kPage + 100, kPage}, {w + 400 * kPage + 7, 1}};
   MapWriteSourcePages(fd.get(), iov, 3);
-  EXPECT_EQ(PresentPages(window.data(), 5 * kPage), 5u) << "pages 0-4, touched by the first two buffers";
-  EXPECT_EQ(PresentPages(window.data() + 40 * kPage, kPage), 1u);
+  EXPECT_EQ(PresentPages(window.data(), 258 * kPage), 258u) << "pages 0-257, touched by the first two buffers";
+  EXPECT_EQ(PresentPages(window.data() + 400 * kPage, kPage), 1u);
 }
 
-TEST(WriteSourcePages, LeavesDirectWritesToTheKernel) {
-  constexpr size_t kBytes = 16 * kPage;
+TEST(WriteSourcePages, LeavesSmallWritesAndDirectWritesToTheKernel) {
+  constexpr size_t kBytes = size_t{2} << 20;
   UnmappedSharedBuffer window(kBytes);
   ASSERT_NE(window.data(), nullptr);
   if (PageMapEntries(window.data(), kBytes).empty()) GTEST_SKIP() << "no /proc/self/pagemap";
   testing::TempDir dir;
-  ScopedFd fd(::open(dir.File("f.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_DIRECT, 0644));
-  if (!fd.valid()) GTEST_SKIP() << "this file system refuses O_DIRECT";
-  MapWriteSourcePages(fd.get(), window.data(), kBytes);
+  ScopedFd buffered(::open(dir.File("small.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  ASSERT_TRUE(buffered.valid());
+  MapWriteSourcePages(buffered.get(), window.data(), 255 * kPage);
+  EXPECT_EQ(PresentPages(window.data(), kBytes), 0u) << "below 1 MiB: two system calls for nothing";
+  ScopedFd direct(::open(dir.File("direct.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_DIRECT, 0644));
+  if (!direct.valid()) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  MapWriteSourcePages(direct.get(), window.data(), kBytes);
   EXPECT_EQ(PresentPages(window.data(), kBytes), 0u) << "O_DIRECT pins the pages itself: no work done twice";
 }
 

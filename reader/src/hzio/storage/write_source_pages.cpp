@@ -14,6 +14,11 @@ namespace hzio {
 
 namespace {
 
+// Below this a write's page cache comes in small folios anyway (the kernel sizes them to the
+// write), and the two system calls would cost more than they save on the serial writer's queue,
+// which writes a block at a time.
+constexpr size_t kMinBytes = size_t{1} << 20;
+
 bool Buffered(int fd) {
   const int flags = ::fcntl(fd, F_GETFL);
   return flags >= 0 && (flags & O_DIRECT) == 0;
@@ -22,7 +27,9 @@ bool Buffered(int fd) {
 }  // namespace
 
 void MapWriteSourcePages(int fd, const iovec* iov, size_t n) {
-  if (n == 0 || !Buffered(fd)) return;
+  size_t total = 0;
+  for (size_t k = 0; k < n; ++k) total += iov[k].iov_len;
+  if (total < kMinBytes || !Buffered(fd)) return;
   static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   // Buffers that meet or touch on a page are asked about as one range: one call for a window's
   // consecutive pieces.

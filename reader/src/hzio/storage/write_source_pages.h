@@ -16,8 +16,9 @@
 namespace hzio {
 
 /// Maps every page of the `n` buffers of `iov` into this process (MADV_POPULATE_READ) when `fd`
-/// is a buffered descriptor; nothing for O_DIRECT (the kernel pins the pages itself). Advice
-/// only: a kernel without it, or a range it refuses, leaves the write as it was.
+/// is a buffered descriptor and they add up to 1 MiB or more; nothing for O_DIRECT (the kernel
+/// pins the pages itself) or smaller writes. Advice only: a kernel without it, or a range it
+/// refuses, leaves the write as it was.
 void MapWriteSourcePages(int fd, const iovec* iov, size_t n);
 
 /// The same for one buffer.
