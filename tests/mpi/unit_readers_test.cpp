@@ -69,6 +69,20 @@ TEST(UnitReaders, EveryRankReadsAsManyOfItsUnitsAsTheRankWithTheFewest) {
   EXPECT_EQ(SplitUnits(units, all_mine, 1, 0, 1000).own.size(), 9u);
 }
 
+// The mean run of own units: consecutive unit numbers of one reader; shared and unneeded units,
+// a gap in the numbers or another reader end a run.
+TEST(UnitReaders, MeanOwnRunCountsConsecutiveUnitsOfOneReader) {
+  const std::vector<uint64_t> units{3, 4, 5, 6, 8, 9, 10, 11, 12, 13};
+  // Runs: {3, 4, 5} of rank 0; {6} of rank 1 (another reader); {8, 9} of rank 1 (a gap before 8);
+  // 10 shared, 11 nobody's; {12, 13} of rank 0: 8 own units in 4 runs.
+  const std::vector<int32_t> readers{0, 0, 0, 1, 1, 1, kSharedUnit, kNoReader, 0, 0};
+  EXPECT_EQ(MeanOwnRunBytes(units, readers, 1000), 2000);
+  EXPECT_EQ(MeanOwnRunBytes(units, std::vector<int32_t>(units.size(), 2), 1000), 5000) << "{3..6}, {8..13}";
+  EXPECT_EQ(MeanOwnRunBytes(units, std::vector<int32_t>(units.size(), kSharedUnit), 1000), 0);
+  EXPECT_EQ(MeanOwnRunBytes({}, {}, 1000), 0);
+  EXPECT_THROW(MeanOwnRunBytes(units, std::vector<int32_t>{0}, 1000), Error);
+}
+
 // Each rank marks the units i with i % ranks == rank and unit 0: after the reduction unit 0 is
 // shared (one rank: its own), the others belong to their rank, and unmarked ones to nobody.
 TEST(UnitReaders, ReductionTellsEveryRankEachUnitsReader) {

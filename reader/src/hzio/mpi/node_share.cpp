@@ -29,6 +29,11 @@ int CpusPerRank(int node_ranks) {
   return static_cast<int>(std::max(1L, std::min(allowed, share)));
 }
 
+bool NodeShortOfCpus(int node_ranks) {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 && node_ranks > online;
+}
+
 int CheckThreadsOption(int64_t threads, std::string_view option) {
   Check(threads >= 0 && threads <= kMaxThreadsPerRank, ErrorCode::kInvalidArgument,
         std::string(option) + " " + std::to_string(threads) + " is outside 0.." + std::to_string(kMaxThreadsPerRank) +

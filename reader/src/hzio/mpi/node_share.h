@@ -21,6 +21,10 @@ int NodeRanks(MPI_Comm comm);
 /// its share of the node's online CPUs; at least 1.
 int CpusPerRank(int node_ranks);
 
+/// Whether the `node_ranks` ranks of this node outnumber its online CPUs (an oversubscribed node:
+/// its ranks take turns on the cores, and CPU time is what a read runs short of).
+bool NodeShortOfCpus(int node_ranks);
+
 /// `threads` as an int; throws kInvalidArgument naming `option` ("placing_threads", "--threads", ...)
 /// unless 0 <= threads <= kMaxThreadsPerRank (0: the default).
 int CheckThreadsOption(int64_t threads, std::string_view option);

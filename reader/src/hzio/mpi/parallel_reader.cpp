@@ -44,6 +44,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   default_budget_ = AggregationWindow::DefaultBudget(node_ranks);
   // An option out of range is refused inside a read, where errors are agreed on.
   placing_threads_ = ThreadsFor(options_.placing_threads, node_ranks);
+  cpus_short_ = NodeShortOfCpus(node_ranks);
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {
@@ -172,9 +173,10 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   } catch (...) {
     input_error = std::current_exception();
   }
-  std::vector<int64_t> corners;  // maxima of -lo and hi, no-owner-reads, the owner-read minimum, no-overlap, -budget
+  std::vector<int64_t> corners;  // maxima of -lo and hi, CPUs short, no-owner-reads, the owner-read minimum, no-overlap, -budget
   for (int d = 0; d < dims; ++d) corners.push_back(lo[d] == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -lo[d]);
   for (int d = 0; d < dims; ++d) corners.push_back(hi[d]);
+  corners.push_back(cpus_short_ ? 1 : 0);  // any node short of CPUs holds for all
   corners.push_back(options_.owner_reads ? 0 : 1);  // any rank that asks for no owner reads turns them off
   corners.push_back(std::max<int64_t>(0, options_.owner_reads_min_bytes));  // the largest of any rank holds for all
   corners.push_back(options_.overlap ? 0 : 1);  // any rank that asks for no overlap gets none
@@ -185,6 +187,7 @@ void ParallelReader::ReadInto(const std::vector<int>& fields, int64_t time, int 
   choices.overlap = corners[corners.size() - 2] == 0;
   choices.owner_min_bytes = corners[corners.size() - 3];
   choices.owner_reads = corners[corners.size() - 4] == 0;
+  choices.cpus_short = corners[corners.size() - 5] != 0;
   Box region{Point(dims), Point(dims)};
   for (int d = 0; d < dims; ++d) {
     region.p1[d] = corners[static_cast<size_t>(d)] == std::numeric_limits<int64_t>::min() ? 0 : -corners[static_cast<size_t>(d)];

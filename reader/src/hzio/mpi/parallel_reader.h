@@ -20,7 +20,9 @@
 /// a read that also has shared units goes wholly through the window, unless every rank finds its
 /// own units in the page cache: then raw blocks larger than the ranks' boxes are cut into finer
 /// units that are some rank's own, and a small shared rest is read by every rank that needs it
-/// (no disk to spare, and the window's second pass over memory saved). Otherwise, when nearly all
+/// (no disk to spare, and the window's second pass over memory saved); or unless, from the disk,
+/// a node runs more ranks than it has CPUs and the own units lie in long runs (the window's second
+/// pass then costs CPU time the node lacks). Otherwise, when nearly all
 /// of a read's units (raw ones cut finer where that helps) are one rank's but it goes through the
 /// window (a cold restart of small boxes), the window holds them in hz order: the aggregators read
 /// their contiguous file ranges straight into it, without permuting, and each rank scatters its
@@ -85,7 +87,10 @@ struct ReadOptions {
                               // them, or when they are the whole read (a single rank); smaller reads with a
                               // shared part go wholly through the window (faster from the disk here,
                               // bench/mpi/RESULTS.md) unless every rank finds its own units in the page cache
-                              // (then, for raw fields, with blocks cut finer where that makes units own)
+                              // (then, for raw fields, with blocks cut finer where that makes units own), or
+                              // a node runs more ranks than it has CPUs and the own units lie in runs of
+                              // 768 KiB and more on average (then the window's second pass over memory costs
+                              // more CPU time than the reads of own units cost the disk)
   DirectReads direct_reads = DirectReads::kWhenUncached;  // two-phase: whether this rank reads its files' pieces
                               // past the page cache (O_DIRECT into huge-page staging, buffered where the file
                               // system refuses it). By default per file, when most of what it reads there is not
@@ -195,6 +200,7 @@ class ParallelReader {
     bool overlap = false;         // rounds overlapped (no rank said no)
     bool owner_reads = true;      // units one rank needs read by it (no rank said no)
     int64_t owner_min_bytes = 0;  // ... from this many bytes per rank (the largest of any rank)
+    bool cpus_short = false;      // some node runs more ranks than it has CPUs
     bool stream = false;          // this rank places with streaming stores (its own choice)
   };
   struct TwoPhasePlan;  // the plan of a two-phase read, the same on every rank (the .cpp)
@@ -280,6 +286,7 @@ class ParallelReader {
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
   int placing_threads_ = 1;     // options_.placing_threads, or this rank's CPUs (asked once: it is collective)
+  bool cpus_short_ = false;     // this node runs more ranks than it has CPUs (NodeShortOfCpus)
   std::unique_ptr<ThreadPool> placers_;  // placing_threads_ - 1 helpers, made on first use
   IoStats stats_;
 };

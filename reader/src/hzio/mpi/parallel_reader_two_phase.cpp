@@ -30,6 +30,12 @@ namespace {
 // coarse levels of a restart whose units are cut finely enough.
 constexpr int64_t kSmallSharedPart = 16;
 
+// Own units read from the disk in runs this long on average keep up with the window on a node
+// short of CPUs: cold, 4 ranks on 2 cores, runs of 0.94 MiB (128³ float32 per rank) read 10-25%
+// faster as own units than all through the window, runs of 0.49 MiB (192³ float32) 15% slower
+// (bench/mpi/RESULTS.md, "own units from the disk on a node short of CPUs").
+constexpr int64_t kMinOwnRunBytes = int64_t{768} << 10;
+
 // Every unit the boxes need, ascending.
 std::vector<uint64_t> AllUnitsOf(const std::vector<std::vector<uint64_t>>& box_blocks) {
   std::vector<uint64_t> all;
@@ -210,8 +216,8 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
     return std::count_if(m.readers.begin(), m.readers.end(), [](int32_t r) { return r == kSharedUnit; });
   };
   // A small read with a shared part goes wholly through the window for the disk's sake
-  // (unit_readers.h). When every rank finds the files of the units it needs in the page cache there
-  // is no disk to spare: each rank then reads its own units, which saves the window's second pass
+  // (unit_readers.h), unless a node short of CPUs would read own units in long runs (below). When
+  // every rank finds the files of the units it needs in the page cache there is no disk to spare: each rank then reads its own units, which saves the window's second pass
   // over memory, with the units cut finer where that makes more of them some rank's own
   // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache").
   // The marks with raw units cut finer: made once (a collective step), for either use below.
@@ -220,18 +226,26 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
     if (!finer) finer = raw ? RefineSharedUnits(marks, region, clipped, level, mark) : marks;
     return *finer;
   };
-  if (!split.any_own && mark != kSharedUnit && FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
-    UnitMarks& fine = refined();
-    UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
-    // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
-    // round for it costs more in synchronisation than those duplicate reads from the cache.
-    if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed_units(fine)) {
-      cached.own = AllUnitsOf(fine.box_blocks);
-      cached.shared.clear();
-    }
-    if (cached.any_own) {
-      marks = std::move(fine);
-      split = std::move(cached);
+  if (!split.any_own && mark != kSharedUnit) {
+    if (FilesCached(time, *marks.units, AllUnitsOf(marks.box_blocks))) {
+      UnitMarks& fine = refined();
+      UnitSplit cached = SplitUnits(fine.region_blocks, fine.readers, ranks, rank_, 0);
+      // A small shared rest (the coarse levels) is then read by every rank that needs it: a window
+      // round for it costs more in synchronisation than those duplicate reads from the cache.
+      if (cached.any_own && static_cast<int64_t>(cached.shared.size()) * kSmallSharedPart <= needed_units(fine)) {
+        cached.own = AllUnitsOf(fine.box_blocks);
+        cached.shared.clear();
+      }
+      if (cached.any_own) {
+        marks = std::move(fine);
+        split = std::move(cached);
+      }
+    } else if (choices.cpus_short &&
+               MeanOwnRunBytes(marks.region_blocks, marks.readers, marks.units->samples_per_block() * sample_bytes) >=
+                   kMinOwnRunBytes) {
+      // From the disk on a node whose ranks take turns on its cores, the window's second pass over
+      // memory and its waits cost more than reading own units in long runs costs the disk.
+      split = SplitUnits(marks.region_blocks, marks.readers, ranks, rank_, 0);
     }
   }
   // Otherwise, when (raw units cut finer where that helps) nearly every unit is one rank's, the

@@ -61,4 +61,15 @@ UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32
   return split;
 }
 
+int64_t MeanOwnRunBytes(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int64_t unit_bytes) {
+  Check(units.size() == readers.size(), ErrorCode::kInternal, "unit readers do not match the units");
+  int64_t own = 0, runs = 0;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (readers[i] < 0) continue;
+    ++own;
+    if (i == 0 || readers[i - 1] != readers[i] || units[i - 1] + 1 != units[i]) ++runs;
+  }
+  return runs > 0 ? own * unit_bytes / runs : 0;
+}
+
 }  // namespace hzio::mpi

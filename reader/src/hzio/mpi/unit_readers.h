@@ -36,9 +36,14 @@ struct UnitSplit {
 /// the same bytes, and a rank that alone needs a read (or a rank that needs nothing) leaves it
 /// wholly to the aggregators. When some units are left to share, each rank reads units for itself
 /// only if that is at least `min_own` units: a read in two parts (own units, then a window round)
-/// costs a second trip to the disk and a synchronisation, which small reads do not win back (64³ ×
-/// 16 float64 per rank, 4 ranks, cold: 0.12 s against 0.09–0.10 s all through the window).
+/// costs a second trip to the disk and a synchronisation, which small reads do not always win back
+/// (parallel_reader.h, ReadOptions::owner_reads_min_bytes).
 UnitSplit SplitUnits(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int ranks, int rank,
                      int64_t min_own = 0);
+
+/// Pure: the mean bytes of the runs of units that one rank alone needs (`readers[i] >= 0`), a run
+/// being consecutive unit numbers with the same reader: how long the reads of own units from the
+/// files would be (units of `unit_bytes`, every field). 0 when no unit is one rank's.
+int64_t MeanOwnRunBytes(const std::vector<uint64_t>& units, const std::vector<int32_t>& readers, int64_t unit_bytes);
 
 }  // namespace hzio::mpi
