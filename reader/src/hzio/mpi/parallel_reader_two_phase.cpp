@@ -217,9 +217,10 @@ ParallelReader::TwoPhasePlan ParallelReader::PlanTwoPhase(const std::vector<int>
   };
   // A small read with a shared part goes wholly through the window for the disk's sake
   // (unit_readers.h), unless a node short of CPUs would read own units in long runs (below). When
-  // every rank finds the files of the units it needs in the page cache there is no disk to spare: each rank then reads its own units, which saves the window's second pass
-  // over memory, with the units cut finer where that makes more of them some rank's own
-  // (RefineSharedUnits; RESULTS.md, "own units of small reads from the page cache").
+  // every rank finds the files of the units it needs in the page cache there is no disk to spare:
+  // each rank then reads its own units, which saves the window's second pass over memory, with the
+  // units cut finer where that makes more of them some rank's own (RefineSharedUnits; RESULTS.md,
+  // "own units of small reads from the page cache").
   // The marks with raw units cut finer: made once (a collective step), for either use below.
   std::optional<UnitMarks> finer;
   const auto refined = [&]() -> UnitMarks& {
