@@ -4,7 +4,7 @@
 /// is not mapped in the writing process (a node-shared aggregation window whose pages other ranks
 /// filled), the copy comes up short, and the kernel halves the piece of page cache it allocates for
 /// the rest of the call, down to single 4 KiB pages. A 32 MiB block file written from the window
-/// kept 7676 of its 8192 pages as single pages, and reading it back from the page cache ran at
+/// kept 7672 of its 8192 pages as single pages, and reading it back from the page cache ran at
 /// 4.3 GB/s against 7.8-9.5 GB/s for the same bytes in 2 MiB folios (bench/mpi/RESULTS.md,
 /// "files written from the window read back at page-cache speed").
 #pragma once
