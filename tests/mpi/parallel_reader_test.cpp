@@ -554,6 +554,9 @@ SyntheticSpec SmallRestartSpec(const std::string& compression) {
   return spec;
 }
 
+// Whether some node runs more ranks than it has CPUs, as a reader's agreed choice says (collective).
+bool SomeNodeShortOfCpus() { return !AllRanks(!NodeShortOfCpus(NodeRanks(MPI_COMM_WORLD))); }
+
 // Fields 0 and 1 of `cell` at maxh, read into poisoned memory (collective).
 struct CellRead {
   bool ok;      // every rank's samples equal the formula
@@ -622,8 +625,7 @@ TEST(ParallelReader, SmallRestartFromThePageCacheCutsBlocksIntoOwnUnits) {
     EXPECT_FALSE(window.stats().hz_window) << compression << ": owner_reads off";
     // On a node whose ranks outnumber its CPUs, long runs of own units are read by their ranks
     // from the disk too (ColdSmallRestartReadsOwnUnitsWhereRanksOutnumberCpus).
-    int short_of_cpus = NodeShortOfCpus(NodeRanks(MPI_COMM_WORLD)) ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &short_of_cpus, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const bool short_of_cpus = SomeNodeShortOfCpus();
     if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) {
       const auto [cold_ok, cold_own, cold_data, cold_bytes] = read(by_default);
       EXPECT_TRUE(cold_ok && AllRanks(cold_bytes == window_bytes)) << compression << ": a read from the disk differs";
@@ -663,8 +665,7 @@ TEST(ParallelReader, ColdSmallRestartReadsOwnUnitsWhereRanksOutnumberCpus) {
   EXPECT_TRUE(cold.ok && windowed_read.ok) << "a read differs from the formula";
   EXPECT_TRUE(AllRanks(cold.bytes == windowed_read.bytes));
   EXPECT_EQ(windowed_read.own, 0);
-  int short_of_cpus = NodeShortOfCpus(NodeRanks(MPI_COMM_WORLD)) ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &short_of_cpus, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const bool short_of_cpus = SomeNodeShortOfCpus();
   if (Ranks() == 4 || Ranks() == 8) {
     if (short_of_cpus) {
       EXPECT_GE(cold.own, data / 2) << Ranks() << " ranks on a node short of CPUs";
