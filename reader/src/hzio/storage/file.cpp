@@ -10,17 +10,12 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hzio/storage/write_source_pages.h"
-#include "hzio/util/crash_point.h"
+#include "hzio/storage/durable_file.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
 
 namespace {
-
-Error IoError(const std::string& what, const std::string& path) {
-  return Error(ErrorCode::kIo, path + ": " + what + ": " + std::strerror(errno));
-}
 
 FileIdentity IdentityOf(const struct stat& st) {
   return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
@@ -39,7 +34,7 @@ std::optional<FileIdentity> StatIdentity(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-    throw IoError("cannot stat", path);
+    throw OsError(path, "cannot stat");
   }
   return IdentityOf(st);
 }
@@ -50,12 +45,12 @@ std::shared_ptr<ReadFile> ReadFile::OpenIfExists(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return nullptr;
-    throw IoError("cannot open", path);
+    throw OsError(path, "cannot open");
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
-    throw IoError("cannot stat", path);
+    throw OsError(path, "cannot stat");
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -79,7 +74,7 @@ uint64_t ReadFile::ReadUpTo(uint64_t offset, uint64_t n, uint8_t* out) const {
     const ssize_t r = ::pread(fd_, out + done, std::min<uint64_t>(n - done, uint64_t{1} << 30),
                               static_cast<off_t>(offset + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw IoError("read failed", path_);
+    if (r < 0) throw OsError(path_, "read failed");
     if (r == 0) break;
     done += static_cast<uint64_t>(r);
   }
@@ -159,7 +154,7 @@ const uint8_t* ReadFile::ReadUncached(uint64_t offset, uint64_t n, LargeAllocati
                               static_cast<off_t>(first + done));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0 && errno == EINVAL && done == 0) break;  // this file system refuses the alignment: buffered
-    if (r < 0) throw IoError("read failed", path_);
+    if (r < 0) throw OsError(path_, "read failed");
     if (r == 0 || static_cast<uint64_t>(r) % kDirectAlign != 0) {
       done += static_cast<uint64_t>(r);
       break;  // the end of the file
@@ -185,7 +180,7 @@ void ReadFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
 WriteFile::WriteFile(const std::string& path, bool create) : path_(path) {
   if (create) MakeParentDirectories(path);
   fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
-  if (fd_ < 0) throw IoError("cannot open for writing", path);
+  if (fd_ < 0) throw OsError(path, "cannot open for writing");
 }
 
 WriteFile::~WriteFile() {
@@ -194,34 +189,20 @@ WriteFile::~WriteFile() {
 
 uint64_t WriteFile::size() const {
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) throw IoError("cannot stat", path_);
+  if (::fstat(fd_, &st) != 0) throw OsError(path_, "cannot stat");
   return static_cast<uint64_t>(st.st_size);
 }
 
 void WriteFile::WriteAt(uint64_t offset, const uint8_t* data, uint64_t n) {
-  CrashPoint("write " + path_);
-  MapWriteSourcePages(fd_, data, static_cast<size_t>(n));
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t w = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(offset + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw IoError("write failed", path_);
-    done += static_cast<uint64_t>(w);
-  }
+  WriteExactlyAt(fd_, data, n, offset, path_);
 }
 
 void WriteFile::ReadAt(uint64_t offset, uint64_t n, uint8_t* out) const {
-  uint64_t done = 0;
-  while (done < n) {
-    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) throw Error(ErrorCode::kCorrupt, path_ + ": truncated at offset " + std::to_string(offset + done));
-    done += static_cast<uint64_t>(r);
-  }
+  ReadExactlyAt(fd_, out, n, offset, path_);
 }
 
 void WriteFile::Sync() {
-  if (::fsync(fd_) != 0) throw IoError("fsync failed", path_);
+  if (::fsync(fd_) != 0) throw OsError(path_, "fsync failed");
 }
 
 void MakeParentDirectories(const std::string& path) {
