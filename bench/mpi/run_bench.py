@@ -65,6 +65,7 @@ METHODS = [
 PEERS = tuple(m.write for m in METHODS if m.role == "peer")  # the shared-file libraries hzio must be ahead of
 FLOOR = "hz floor"  # file-per-process of HZ-ordered data: the least any HZ writer/reader does (hz_floor.h)
 DISK_FLOOR = "disk floor"  # durable writes: the raw bytes, O_DIRECT + fsync, no encoding (disk_floor.h)
+CONTROL = "file-per-process again"  # file-per-process under a second name (--control)
 
 
 def speed(by, a, b):
@@ -181,6 +182,10 @@ def run_sizes(args):
     # PIDX 0.9.3 only when hzio_mpi_bench was built with -DPIDX_DIR (README.md): it is what hzio must
     # beat everywhere, so it gets a ratio column of its own rather than a place among the peers.
     methods = METHODS + ([Method("pidx", "pidx", "pidx")] if args.pidx else [])
+    # The control: file-per-process measured twice under two names in the same run. Its ratio is
+    # what a ratio of this run is worth: the spread of one method against itself.
+    if args.control:
+        methods.append(Method(CONTROL, CONTROL, "control"))
     regimes = args.regimes.split(",")
     ops = args.ops.split(",")
     for o in ops:
@@ -194,7 +199,7 @@ def run_sizes(args):
     t_start = time.time()
     cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
            f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else "") +
-           (f" --ops {args.ops}" if ops != ["write", "read"] else ""))
+           (f" --ops {args.ops}" if ops != ["write", "read"] else "") + (" --control" if args.control else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
           f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores; at 2 ranks",
@@ -258,6 +263,9 @@ def run_sizes(args):
                     if args.pidx:
                         ratios.append(f'{speed(by, subject, "pidx"):.2f}' if "pidx" in by else "-")
                         cols.append("hzio / pidx")
+                    if args.control:
+                        ratios.append(f'{speed(by, CONTROL, names[1]):.2f}' if CONTROL in by else "-")
+                        cols.append("fpp again / fpp")
                     if bound:
                         ratios += [f'{speed(by, subject, bound):.2f}' if bound in by else "-",
                                    f'{speed(by, names[1], bound):.2f}' if bound in by and names[1] in by else "-"]
@@ -303,6 +311,8 @@ def main():
                     help="with --sizes: the operations of each regime to run (write, read; e.g. write for a writer A/B)")
     ap.add_argument("--pidx", action="store_true",
                     help="with --sizes: PIDX 0.9.3 too (hzio_mpi_bench built with -DPIDX_DIR, README.md)")
+    ap.add_argument("--control", action="store_true",
+                    help="with --sizes: file-per-process a second time, as \"file-per-process again\" (its ratio to the first is the run's noise)")
     ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     args = ap.parse_args()

@@ -288,7 +288,7 @@ void RunWrite(const Options& o, const S3dCase& c) {
   one_thread.encoding_threads = 1;
   if (!o.only.empty())
     methods.push_back({"hzio one thread", [&](const std::string& d) { return HzioWrite(c, d, one_thread); }});
-  for (const hzio_bench::Baseline& b : hzio_bench::Baselines())
+  for (const hzio_bench::Baseline& b : hzio_bench::Baselines(!o.only.empty()))  // the control by name only
     methods.push_back({b.name, [&c, b](const std::string& d) { return Timed(c.comm, [&] { b.write(c, d); }); }});
   std::unique_ptr<hzio_bench::HzFloor> floor;
   if (FloorApplies(o.per_rank) && Selected(o, "hz floor")) {  // its encoded copy is as large as the case
@@ -394,7 +394,7 @@ void RunRead(const Options& o, const S3dCase& c) {
   methods.push_back({"hzio two-phase rma-windows", [&](auto* out) { return HzioRead(c, hz, two_phase_rma, -1, out, nullptr); }});
   methods.push_back({"hzio one-phase", [&](auto* out) { return HzioRead(c, hz, one_phase, -1, out, nullptr); }});
   methods.push_back({"hzio two-phase files=ranks", [&](auto* out) { return HzioRead(c, hz_files, two_phase, -1, out, nullptr); }});
-  for (const hzio_bench::Baseline& b : hzio_bench::Baselines()) {
+  for (const hzio_bench::Baseline& b : hzio_bench::Baselines(!o.only.empty())) {  // the control by name only
     if (!Selected(o, b.name)) continue;
     const std::string dir = o.dir + "/r-" + b.name;
     FreshDir(c.comm, dir);

@@ -50,9 +50,10 @@ S3dCase MakeCase(MPI_Comm comm, int64_t per_rank, const std::string& kind) {
   return c;
 }
 
-std::vector<Baseline> Baselines() {
+std::vector<Baseline> Baselines(bool control) {
   std::vector<Baseline> b{{"file-per-process", WriteFilePerProcess, ReadFilePerProcess},
                           {"mpi-io", WriteMpiIo, ReadMpiIo}};
+  if (control) b.push_back({kControl, WriteFilePerProcess, ReadFilePerProcess});
 #ifdef HZIO_BENCH_HDF5
   b.push_back({"hdf5", WriteHdf5, ReadHdf5});
 #endif
