@@ -555,7 +555,7 @@ SyntheticSpec SmallRestartSpec(const std::string& compression) {
 }
 
 // Whether some node runs more ranks than it has CPUs, as a reader's agreed choice says (collective).
-bool SomeNodeShortOfCpus() { return !AllRanks(!NodeShortOfCpus(NodeRanks(MPI_COMM_WORLD))); }
+bool SomeNodeShortOfCpus() { return !AllRanks(!ThisNode(MPI_COMM_WORLD).ShortOfCpus()); }
 
 // Fields 0 and 1 of `cell` at maxh, read into poisoned memory (collective).
 struct CellRead {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "hzio/mpi/collective.h"
@@ -11,27 +12,43 @@
 
 namespace hzio::mpi {
 
-int NodeRanks(MPI_Comm comm) {
+namespace {
+
+// This thread's affinity mask; where the kernel's mask does not fit a cpu_set_t (over
+// CPU_SETSIZE CPUs), every online CPU.
+cpu_set_t OwnMask() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 0) return mask;
+  const long online = std::clamp<long>(::sysconf(_SC_NPROCESSORS_ONLN), 1, CPU_SETSIZE);
+  for (long c = 0; c < online; ++c) CPU_SET(static_cast<int>(c), &mask);
+  return mask;
+}
+
+}  // namespace
+
+NodeShare ThisNode(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   MpiCheck(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, CommRank(comm), MPI_INFO_NULL, &node),
            "MPI_Comm_split_type");
-  const int ranks = CommSize(node);
+  // The union of the ranks' masks: a bitwise OR of the sets' words.
+  static_assert(sizeof(cpu_set_t) % sizeof(uint64_t) == 0);
+  const cpu_set_t own = OwnMask();
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const int words = static_cast<int>(sizeof(cpu_set_t) / sizeof(uint64_t));
+  const int rc = MPI_Allreduce(&own, &all, words, MPI_UINT64_T, MPI_BOR, node);
+  NodeShare share;
+  share.ranks = CommSize(node);
   MPI_Comm_free(&node);
-  return ranks;
+  MpiCheck(rc, "MPI_Allreduce");
+  share.cpus = std::max(1, CPU_COUNT(&all));
+  return share;
 }
 
-int CpusPerRank(int node_ranks) {
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  const long allowed = ::sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : 1;
-  const long share = online > 0 ? online / std::max(node_ranks, 1) : 1;
-  return static_cast<int>(std::max(1L, std::min(allowed, share)));
-}
-
-bool NodeShortOfCpus(int node_ranks) {
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 && node_ranks > online;
+int CpusPerRank(const NodeShare& node) {
+  const cpu_set_t own = OwnMask();
+  return std::max(1, std::min(CPU_COUNT(&own), node.cpus / std::max(node.ranks, 1)));
 }
 
 int CheckThreadsOption(int64_t threads, std::string_view option) {
@@ -41,8 +58,8 @@ int CheckThreadsOption(int64_t threads, std::string_view option) {
   return static_cast<int>(threads);
 }
 
-int ThreadsFor(int threads, int node_ranks) {
-  return threads > 0 ? std::min(threads, kMaxThreadsPerRank) : CpusPerRank(node_ranks);
+int ThreadsFor(int threads, const NodeShare& node) {
+  return threads > 0 ? std::min(threads, kMaxThreadsPerRank) : CpusPerRank(node);
 }
 
 }  // namespace hzio::mpi

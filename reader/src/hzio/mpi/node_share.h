@@ -13,24 +13,31 @@ namespace hzio::mpi {
 /// WriteOptions::encoding_threads).
 inline constexpr int kMaxThreadsPerRank = 256;
 
-/// How many ranks of `comm` run on this rank's node. Collective.
-int NodeRanks(MPI_Comm comm);
+/// The ranks of one node (MPI_COMM_TYPE_SHARED) and the CPUs they may run on together: the union of
+/// their affinity masks. A batch system's cpuset and mpiexec's binding narrow those masks; the node's
+/// online CPUs would count CPUs that other jobs own.
+struct NodeShare {
+  int ranks = 1;
+  int cpus = 1;
+  /// Whether the ranks outnumber their CPUs (an oversubscribed node: its ranks take turns on the
+  /// cores, and CPU time is what a read runs short of).
+  bool ShortOfCpus() const { return ranks > cpus; }
+};
 
-/// The CPUs one of `node_ranks` ranks of a node can keep busy by itself: those its affinity mask
-/// allows (1 under Open MPI's default binding of up to 2 ranks, each to a core), and no more than
-/// its share of the node's online CPUs; at least 1.
-int CpusPerRank(int node_ranks);
+/// This rank's node. Collective over `comm`.
+NodeShare ThisNode(MPI_Comm comm);
 
-/// Whether the `node_ranks` ranks of this node outnumber its online CPUs (an oversubscribed node:
-/// its ranks take turns on the cores, and CPU time is what a read runs short of).
-bool NodeShortOfCpus(int node_ranks);
+/// The CPUs one rank of `node` can keep busy by itself: those its affinity mask allows (1 under Open
+/// MPI's default binding of up to 2 ranks, each to a core), and no more than its share of the
+/// node's CPUs; at least 1.
+int CpusPerRank(const NodeShare& node);
 
 /// `threads` as an int; throws kInvalidArgument naming `option` ("placing_threads", "--threads", ...)
 /// unless 0 <= threads <= kMaxThreadsPerRank (0: the default).
 int CheckThreadsOption(int64_t threads, std::string_view option);
 
 /// The threads a rank uses for a thread option: `threads` when > 0 (at most kMaxThreadsPerRank),
-/// else CpusPerRank(node_ranks).
-int ThreadsFor(int threads, int node_ranks);
+/// else CpusPerRank(node).
+int ThreadsFor(int threads, const NodeShare& node);
 
 }  // namespace hzio::mpi

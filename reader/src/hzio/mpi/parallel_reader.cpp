@@ -40,11 +40,11 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   text = BroadcastText(comm_, text, error);
   header_ = IdxHeader::Parse(text, idx_path_, IdxStemOf(idx_path_));
   layout_ = std::make_shared<BlockLayout>(header_.bitmask, header_.bits_per_block);
-  const int node_ranks = NodeRanks(comm_);
-  default_budget_ = AggregationWindow::DefaultBudget(node_ranks);
+  const NodeShare node = ThisNode(comm_);
+  default_budget_ = AggregationWindow::DefaultBudget(node.ranks);
   // An option out of range is refused inside a read, where errors are agreed on.
-  placing_threads_ = ThreadsFor(options_.placing_threads, node_ranks);
-  cpus_short_ = NodeShortOfCpus(node_ranks);
+  placing_threads_ = ThreadsFor(options_.placing_threads, node);
+  cpus_short_ = node.ShortOfCpus();
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {

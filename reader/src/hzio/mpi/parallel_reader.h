@@ -286,7 +286,7 @@ class ParallelReader {
   std::map<int, std::unique_ptr<BlockLayout>> unit_layouts_;  // by bits per block, with their tables
   int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
   int placing_threads_ = 1;     // options_.placing_threads, or this rank's CPUs (asked once: it is collective)
-  bool cpus_short_ = false;     // this node runs more ranks than it has CPUs (NodeShortOfCpus)
+  bool cpus_short_ = false;     // this node runs more ranks than it has CPUs (NodeShare::ShortOfCpus)
   std::unique_ptr<ThreadPool> placers_;  // placing_threads_ - 1 helpers, made on first use
   IoStats stats_;
 };

@@ -124,13 +124,13 @@ ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
   out.extent = Point(dims);
   std::vector<int64_t> registered_flags(part_flags ? declared.size() * static_cast<size_t>(nfields) : 0, 0);
   std::exception_ptr input_error;
-  const int node_ranks = NodeRanks(comm_);  // collective: every rank asks
-  const int64_t default_budget = AggregationWindow::DefaultBudget(node_ranks);
+  const NodeShare node = ThisNode(comm_);  // collective: every rank asks
+  const int64_t default_budget = AggregationWindow::DefaultBudget(node.ranks);
   int64_t budget = default_budget;
   try {
     budget = AggregationWindow::ChooseBudget(options_.memory_budget, default_budget);
     CheckThreadsOption(options_.encoding_threads, "encoding_threads");
-    out.threads = ThreadsFor(options_.encoding_threads, node_ranks);
+    out.threads = ThreadsFor(options_.encoding_threads, node);
     for (const Registered& r : registered_) {
       const Piece& p = r.piece;
       Check(p.field >= 0 && p.field < nfields, ErrorCode::kInvalidArgument,
