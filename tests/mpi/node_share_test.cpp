@@ -16,6 +16,8 @@ namespace hzio::mpi {
 namespace {
 
 using testing::AllRanks;
+using testing::Rank;
+using testing::Ranks;
 
 cpu_set_t CurrentMask() {
   cpu_set_t mask;
@@ -54,26 +56,14 @@ class PinnedTo {
   bool pinned_ = false;
 };
 
-int WorldSize() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-int WorldRank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
 TEST(NodeShare, RanksPinnedToOneCpuHaveOneCpuBetweenThem) {
   const std::vector<int> cpus = WorldCpus();
   const PinnedTo pin(cpus.front());
   if (!AllRanks(pin.pinned())) GTEST_SKIP() << "a rank cannot be pinned to CPU " << cpus.front();
   const NodeShare node = ThisNode(MPI_COMM_WORLD);
-  EXPECT_EQ(node.ranks, WorldSize());
+  EXPECT_EQ(node.ranks, Ranks());
   EXPECT_EQ(node.cpus, 1);  // however many CPUs the machine has online
-  EXPECT_EQ(node.ShortOfCpus(), WorldSize() > 1);
+  EXPECT_EQ(node.ShortOfCpus(), Ranks() > 1);
   EXPECT_EQ(CpusPerRank(node), 1);
   EXPECT_EQ(ThreadsFor(0, node), 1);
   EXPECT_EQ(ThreadsFor(3, node), 3);  // asked for: as many as asked
@@ -81,18 +71,18 @@ TEST(NodeShare, RanksPinnedToOneCpuHaveOneCpuBetweenThem) {
 
 TEST(NodeShare, RanksPinnedToCpusOfTheirOwnCountTheirUnion) {
   const std::vector<int> cpus = WorldCpus();
-  const PinnedTo pin(cpus[static_cast<size_t>(WorldRank()) % cpus.size()]);
+  const PinnedTo pin(cpus[static_cast<size_t>(Rank()) % cpus.size()]);
   if (!AllRanks(pin.pinned())) GTEST_SKIP() << "a rank cannot be pinned to a CPU of its own";
   const NodeShare node = ThisNode(MPI_COMM_WORLD);
-  const int distinct = std::min<int>(WorldSize(), static_cast<int>(cpus.size()));
+  const int distinct = std::min<int>(Ranks(), static_cast<int>(cpus.size()));
   EXPECT_EQ(node.cpus, distinct);
-  EXPECT_EQ(node.ShortOfCpus(), WorldSize() > static_cast<int>(cpus.size()));
+  EXPECT_EQ(node.ShortOfCpus(), Ranks() > static_cast<int>(cpus.size()));
   EXPECT_EQ(CpusPerRank(node), 1);  // a mask of one CPU
 }
 
 TEST(NodeShare, AsLaunchedTheNodeHasTheCpusOfItsRanksMasks) {
   const NodeShare node = ThisNode(MPI_COMM_WORLD);
-  EXPECT_EQ(node.ranks, WorldSize());
+  EXPECT_EQ(node.ranks, Ranks());
   EXPECT_EQ(node.cpus, static_cast<int>(WorldCpus().size()));
   EXPECT_LE(node.cpus, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
   const cpu_set_t own = CurrentMask();
