@@ -28,7 +28,11 @@ CONTROL = "fpp again / fpp"
 
 def tables(path):
     """{title: [row dicts]} of the sizes section of one run_bench output."""
-    text = open(path).read()
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        sys.exit(f"across_runs.py: cannot read {path}: {e.strerror}")
     begin, end = text.find("<!-- sizes:begin"), text.find("<!-- sizes:end -->")
     if begin >= 0 and end > begin:
         text = text[begin:end]
@@ -44,6 +48,8 @@ def tables(path):
                 out.setdefault(title, []).append(dict(zip(header, cells)))
         elif not line.startswith("|"):
             header = None if line.strip() else header
+    if not out:
+        sys.exit(f"across_runs.py: {path} holds no table of run_bench.py --sizes")
     return out
 
 
