@@ -56,6 +56,14 @@ class PinnedTo {
   bool pinned_ = false;
 };
 
+// Pure: a rank's own mask, at most its share of the node's CPUs, at least 1.
+TEST(NodeShare, CpusPerRankIsTheOwnMaskCappedByTheShare) {
+  EXPECT_EQ(CpusPerRank(NodeShare{2, 8, 8}), 4);  // unbound ranks split the node
+  EXPECT_EQ(CpusPerRank(NodeShare{2, 8, 1}), 1);  // bound to one core each
+  EXPECT_EQ(CpusPerRank(NodeShare{1, 2, 2}), 2);  // one rank with both cores
+  EXPECT_EQ(CpusPerRank(NodeShare{4, 2, 2}), 1);  // oversubscribed
+}
+
 TEST(NodeShare, RanksPinnedToOneCpuHaveOneCpuBetweenThem) {
   const std::vector<int> cpus = WorldCpus();
   const PinnedTo pin(cpus.front());
@@ -86,6 +94,7 @@ TEST(NodeShare, AsLaunchedTheNodeHasTheCpusOfItsRanksMasks) {
   EXPECT_EQ(node.cpus, static_cast<int>(WorldCpus().size()));
   EXPECT_LE(node.cpus, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
   const cpu_set_t own = CurrentMask();
+  EXPECT_EQ(node.own_cpus, CPU_COUNT(&own));
   EXPECT_GE(CpusPerRank(node), 1);
   EXPECT_LE(CpusPerRank(node), CPU_COUNT(&own));
   EXPECT_LE(CpusPerRank(node) * node.ranks, std::max(node.cpus, node.ranks));

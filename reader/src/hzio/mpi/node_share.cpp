@@ -43,12 +43,12 @@ NodeShare ThisNode(MPI_Comm comm) {
   MPI_Comm_free(&node);
   MpiCheck(rc, "MPI_Allreduce");
   share.cpus = std::max(1, CPU_COUNT(&all));
+  share.own_cpus = CPU_COUNT(&own);
   return share;
 }
 
 int CpusPerRank(const NodeShare& node) {
-  const cpu_set_t own = OwnMask();
-  return std::max(1, std::min(CPU_COUNT(&own), node.cpus / std::max(node.ranks, 1)));
+  return std::max(1, std::min(node.own_cpus, node.cpus / std::max(node.ranks, 1)));
 }
 
 int CheckThreadsOption(int64_t threads, std::string_view option) {

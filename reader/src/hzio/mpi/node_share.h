@@ -19,12 +19,13 @@ inline constexpr int kMaxThreadsPerRank = 256;
 struct NodeShare {
   int ranks = 1;
   int cpus = 1;
+  int own_cpus = 1;  // those of this rank's own mask (the calling thread's when asked)
   /// Whether the ranks outnumber their CPUs (an oversubscribed node: its ranks take turns on the
   /// cores, and CPU time is what a read runs short of).
   bool ShortOfCpus() const { return ranks > cpus; }
 };
 
-/// This rank's node. Collective over `comm`.
+/// This rank's node and its own mask. Collective over `comm`.
 NodeShare ThisNode(MPI_Comm comm);
 
 /// The CPUs one rank of `node` can keep busy by itself: those its affinity mask allows (1 under Open
