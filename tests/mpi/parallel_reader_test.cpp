@@ -675,6 +675,38 @@ TEST(ParallelReader, ColdSmallRestartReadsOwnUnitsWhereRanksOutnumberCpus) {
   }
 }
 
+// A restart whose ranks each own most units but share the coarse levels (2^12-sample blocks over
+// a 64 × 64 × 128 domain: at 2 ranks blocks 0 and 1, levels 0-13, are both ranks') reads the shared
+// units on every rank that needs them rather than in a window round after the own units: at 2 ranks
+// no round, from the page cache and from the disk. Equal to the formula and to a read with
+// owner_reads off at every rank count.
+TEST(ParallelReader, RestartReadsTheSharedCoarseLevelsOnEveryRankThatNeedsThem) {
+  ScratchDir dir;
+  const std::string idx = dir.File("restart/visus.idx");
+  const Point grid = DefaultGrid(Ranks(), 3);
+  SyntheticSpec spec = SmallRestartSpec("raw");
+  spec.bits_per_block = 12;
+  spec.blocks_per_file = 32;
+  testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, grid, 1, {});
+  ReadOptions own_units, windowed;
+  own_units.owner_reads_min_bytes = 0;  // own units in a read this small (the default's minimum is far larger)
+  windowed.owner_reads = false;
+  ParallelReader reader(MPI_COMM_WORLD, idx, own_units), window(MPI_COMM_WORLD, idx, windowed);
+  const Box cell = GridCell(reader.header().box, grid, Rank());
+  const CellRead through_window = ReadTwoFieldsOfCell(window, cell);
+  EXPECT_TRUE(through_window.ok);
+  const auto expect_no_round = [&](const char* where) {
+    const CellRead r = ReadTwoFieldsOfCell(reader, cell);
+    EXPECT_TRUE(r.ok && AllRanks(r.bytes == through_window.bytes)) << where << ": a read differs";
+    if (Ranks() == 2) {
+      EXPECT_EQ(reader.stats().rounds, 0) << where << ": the shared units went through a window round";
+      EXPECT_GT(r.own, reader.stats().data_bytes) << where << ": the shared units were not read by both ranks";
+    }
+  };
+  expect_no_round("from the page cache");
+  if (testing::EvictFromPageCache(MPI_COMM_WORLD, dir.path())) expect_no_round("from the disk");
+}
+
 // owner_reads is agreed like the read's other options: one rank saying no turns it off for all, and
 // every rank still takes the same collective steps (no rank probes the page cache or cuts units
 // finer alone), from the page cache and from the disk.
