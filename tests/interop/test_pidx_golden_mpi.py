@@ -6,6 +6,7 @@ bitmask extended by the chunk's bits). The chunked dataset reads one-phase in bo
 so in the run's report. The fields come out the same whether read together, in groups
 (`--results-budget`), with `--direct-io --no-owner-reads`, with `--no-direct-io` or with `--threads 3`;
 a malformed budget, contradictory direct-read options and a negative thread count are refused by name.
+The report counts the window rounds (none for a single rank).
 
 Environment: HZIO_MPI_BIN = the hzio-mpi executable, MPIEXEC = mpiexec (Open MPI, oversubscribed).
 """
@@ -88,6 +89,15 @@ def test_fields_read_together_or_in_groups_equal_the_formula(pidx_dir, tmp_path,
         got = np.load(Path(str(out).format(field=field, level=geom.maxh)))
         expected = sample_source(formula(geom, v, dtype, ncomp), geom, [0, 0, 0], dims, geom.maxh)
         assert got.dtype == expected.dtype and np.array_equal(got, expected), (options, field)
+
+
+def test_the_report_counts_the_window_rounds(pidx_dir, tmp_path):
+    """A single rank reads without a window: its report says 0 rounds (it said 1, the starting value
+    of the total it kept). With every block sent through the aggregators, 2 ranks make one."""
+    idx = pidx_dir / "mixed_n2.idx"
+    out = tmp_path / "{field}-{level}.npy"
+    assert hzio_mpi_read(1, idx, out, "--time", 1)["rounds"] == 0
+    assert hzio_mpi_read(2, idx, out, "--time", 1, "--no-owner-reads")["rounds"] == 1
 
 
 @pytest.mark.parametrize("options,named", [(["--results-budget", "lots"], "--results-budget"),

@@ -151,6 +151,7 @@ int RunRead(MPI_Comm comm, int argc, char** argv) {
   const Box cell = GridCell(box, grid, rank);
   MPI_Barrier(comm);
   IoStats total;
+  total.rounds = 0;  // the most of any read (a read without a window makes none)
   bool ok = true;
   for (const int level : levels) {
     Check(out.empty() || reader.HasSamples(box, level), ErrorCode::kOutOfRange,
