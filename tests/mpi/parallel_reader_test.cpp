@@ -676,7 +676,7 @@ TEST(ParallelReader, ColdSmallRestartReadsOwnUnitsWhereRanksOutnumberCpus) {
 }
 
 // A restart whose ranks each own most units but share the coarse levels (2^12-sample blocks over
-// a 64 × 64 × 128 domain: at 2 ranks blocks 0 and 1, levels 0-13, are both ranks') reads the shared
+// a 64 × 64 × 128 domain: at 2 ranks blocks 0-7 of 128, levels 0-15, are both ranks') reads the shared
 // units on every rank that needs them rather than in a window round after the own units: at 2 ranks
 // no round, from the page cache and from the disk. Equal to the formula and to a read with
 // owner_reads off at every rank count.
