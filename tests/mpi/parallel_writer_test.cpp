@@ -203,33 +203,47 @@ TEST(ParallelWriter, RawFilesByteIdenticalAcrossRankCountsAndDecompositions) {
   }
 }
 
-// A durable write of whole raw files writes the fields encoded so far while the rest is encoded
-// (RoundPipeline::ReleasePoints): the same files as a buffered write, byte for byte, equal to the
-// formula at every level. Files of 4.3 MiB per rank, so they go out with direct writes; at 3 and 6
-// ranks the domain is no power of two (the buffers are filled first, a file lies outside it).
-TEST(ParallelWriter, DurableWritesOfFieldsDoneWhileTheRestIsEncodedWriteTheSameFiles) {
+// A durable write of whole raw files writes what the fields (and parts of the large ones) encoded so
+// far made final while the rest is encoded (release_schedule.h): the same files as a buffered write,
+// byte for byte, equal to the formula at every level. Files of 4+ MiB per rank, so they go out with
+// direct writes; at 3 and 6 ranks the domain is no power of two (the buffers are filled first, a
+// file lies outside it). `other_fields`, of the same sizes, are written between the two: the
+// aggregation window (kept between writes) then holds other bytes where the durable write encodes,
+// so a part written before it is encoded would differ.
+void ExpectDurableWriteInStepsWritesTheSameFiles(const std::string& fields, const std::string& other_fields,
+                                                 int64_t releases) {
   ScratchDir dir;
   SyntheticSpec spec;
   spec.dims = Point{32, 64, 32 * Ranks()};
-  spec.fields = "p:float64,c:uint8,v:float32[3],s:float64[6]";  // 69 B per sample: releases after p and v
+  spec.fields = fields;
   spec.bits_per_block = 13;
-  spec.blocks_per_file = 8;
+  spec.blocks_per_file = 8;  // one file of 8 blocks per rank
   const IoStats buffered =
       testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("buffered/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, {});
   EXPECT_EQ(buffered.releases, 0);
-  // The aggregation window (kept between writes) then holds other bytes where the durable write
-  // encodes: a field written before it is encoded would differ.
   SyntheticSpec other = spec;
-  other.fields = "p:int64,c:int8,v:int32[3],s:int64[6]";
+  other.fields = other_fields;
   testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("other/visus.idx"), other, DefaultGrid(Ranks(), 3), 1, {});
   WriteOptions durable;
   durable.sync = true;
   const IoStats staged =
       testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("durable/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, durable);
-  EXPECT_EQ(staged.releases, 2);
+  EXPECT_EQ(staged.releases, releases);
   ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File("durable/visus.idx")));
   MPI_Barrier(MPI_COMM_WORLD);
   if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File("buffered"), dir.File("durable")));
+}
+
+// 69 B per sample: releases after c (9 B) and v (12 B), then s (48 B) in five parts, each released
+// but the last.
+TEST(ParallelWriter, DurableWritesOfFieldsDoneWhileTheRestIsEncodedWriteTheSameFiles) {
+  ExpectDurableWriteInStepsWritesTheSameFiles("p:float64,c:uint8,v:float32[3],s:float64[6]",
+                                              "p:int64,c:int8,v:int32[3],s:int64[6]", 2 + 4);
+}
+
+// One field of 64 B per sample: eight parts (one block of every aggregator each), seven released.
+TEST(ParallelWriter, DurableWritesOfASingleFieldInPartsWriteTheSameFiles) {
+  ExpectDurableWriteInStepsWritesTheSameFiles("d:float64[8]", "d:int64[8]", 7);
 }
 
 // The same in overlapped rounds: a round's files written group of fields by group of fields on the

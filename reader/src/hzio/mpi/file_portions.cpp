@@ -21,7 +21,7 @@ struct Portion {
   bool whole = false;                  // the aggregator owns every slot of the file
   bool file_has_data = false;          // some block of the whole file holds data
   std::vector<BlockEntry> entries;     // bpf * nfields, only this portion's set
-  std::vector<StagedSpan> payloads;  // each final after its field (its stage)
+  std::vector<StagedSpan> payloads;  // each final after its step of the release schedule (its stage)
   std::vector<std::vector<uint8_t>> encoded;
   int64_t bytes = 0;
 };
@@ -34,7 +34,7 @@ bool FileHasData(const BlockLayout& layout, const FileAggregation& plan, int64_t
 }
 
 std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& layout, const FileAggregation& plan,
-                                    int64_t agg, const uint8_t* buffer) {
+                                    const ReleaseSchedule& schedule, int64_t agg, const uint8_t* buffer) {
   const int64_t bpf = plan.blocks_per_file();
   const int nfields = static_cast<int>(header.fields.size());
   std::vector<CodecSpec> codecs;
@@ -67,7 +67,7 @@ std::vector<Portion> EncodePortions(const IdxHeader& header, const BlockLayout& 
         e.size = static_cast<uint64_t>(payload.size);
         e.flags = static_cast<uint32_t>(codec.codec);  // bit 4 clear: hz-ordered samples
         p.bytes += payload.size;
-        p.payloads.push_back(StagedSpan{payload, f});
+        p.payloads.push_back(StagedSpan{payload, schedule.StageOf(f, agg, b)});
       }
     }
     portions.push_back(std::move(p));
@@ -246,11 +246,11 @@ void TimestepWrites::Start() {
   }
 }
 
-void TimestepWrites::Release(int field) {
+void TimestepWrites::Release(int step) {
   if (error_) return;
   try {
     for (FileWrite& w : writes_)
-      if (w.started) w.started->Release(field);
+      if (w.started) w.started->Release(step);
   } catch (...) {
     error_ = std::current_exception();
   }
@@ -266,7 +266,8 @@ void TimestepWrites::Run() {
 }
 
 TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
-                                    const BlockFiles& files, const FileAggregation& plan, int64_t agg,
+                                    const BlockFiles& files, const FileAggregation& plan,
+                                    const ReleaseSchedule& schedule, int64_t agg,
                                     const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
                                     DirectIo direct) {
   TimestepWrites out;
@@ -287,7 +288,7 @@ TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, cons
   }
   std::vector<Portion> portions;
   try {
-    if (agg >= 0) portions = EncodePortions(header, layout, plan, agg, buffer);
+    if (agg >= 0) portions = EncodePortions(header, layout, plan, schedule, agg, buffer);
   } catch (...) {
     error = std::current_exception();
   }

@@ -1,7 +1,7 @@
 /// The I/O step of the parallel writer: each aggregator encodes its blocks (raw/zip/lz4) into its
 /// portions of the block files of a timestep and writes them (idx-format.md §4.5). Whole files of a
 /// raw dataset may be prepared before their payloads are encoded, and written field by field as the
-/// encoding makes them final (TimestepWrites::Start, Release). Payloads are
+/// encoding makes them final (TimestepWrites::Start, Release: release_schedule.h). Payloads are
 /// laid out slot by slot, fields inside a slot, so an aggregator's portion of a file is one
 /// contiguous byte range and the file bytes do not depend on the rank or aggregator count. A file
 /// owned by one aggregator is written with one vectored write, header included. A shared file of a
@@ -26,6 +26,7 @@
 #include "hzio/format/block_files.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/file_aggregation.h"
+#include "hzio/mpi/release_schedule.h"
 
 namespace hzio::mpi {
 
@@ -42,9 +43,9 @@ class TimestepWrites {
   ~TimestepWrites();
   /// Creates the whole files (no MPI). A failure is kept for Run.
   void Start();
-  /// Fields 0..`field` of every started file are in the buffers, final: their bytes start going out
-  /// (direct writes only). A failure is kept for Run.
-  void Release(int field);
+  /// The payloads of steps 0..`step` of the release schedule are in the buffers, final: their bytes
+  /// in every started file start going out (direct writes only). A failure is kept for Run.
+  void Release(int step);
   /// Writes every file, or what is left of the started ones (with `sync` each reaches the disk
   /// before Run returns); rethrows a failure of the preparation, Start or Release first. Throws kIo
   /// naming the file.
@@ -52,8 +53,8 @@ class TimestepWrites {
   /// The bytes of this rank's own parts (whoever writes them).
   int64_t bytes() const { return bytes_; }
 
-  /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its field: its
-  /// stage; the table's is -1), a write of placed parts (sorted by offset) into a shared file, and
+  /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its step of the
+  /// release schedule: its stage; the table's is -1), a write of placed parts (sorted by offset) into a shared file, and
   /// bytes the pieces may point into (kept until destruction).
   void AddWhole(std::string path, std::vector<StagedSpan> pieces);
   void AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size);
@@ -80,14 +81,16 @@ class TimestepWrites {
 };
 
 /// Collective over `comm`: every rank calls it; aggregators (`agg` >= 0) encode their
-/// FileAggregation buffers into their portions of the round's files and place them (shared
+/// FileAggregation buffers into their portions of the round's files and place them, each payload
+/// of a whole file final after its step of `schedule` (shared
 /// compressed files: one Allgather of the portion sizes). Nothing is written yet: the caller runs
 /// the result and agrees on its errors. `buffers[a]` is aggregator a's buffer where this rank can
 /// read it directly (its own always; any on its node with a node-shared window), else null: the
 /// raw parts of a shared file held on one node are then written by one of its ranks. Local errors
 /// are kept in the result (Run rethrows them), so every rank takes part in the collective steps.
 TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
-                                    const BlockFiles& files, const FileAggregation& plan, int64_t agg,
+                                    const BlockFiles& files, const FileAggregation& plan,
+                                    const ReleaseSchedule& schedule, int64_t agg,
                                     const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
                                     DirectIo direct);
 

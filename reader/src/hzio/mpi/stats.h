@@ -41,7 +41,7 @@ struct IoStats {
                                                 // (ReadOptions::overlap)
   int64_t releases = 0;                         // writer: points at which the fields encoded so far went
                                                 // out while the rest was encoded (durable direct writes
-                                                // of whole raw files, RoundPipeline::ReleasePoints)
+                                                // of whole raw files, release_schedule.h)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
   int64_t local_direct_bytes = 0;               // reader: this rank's file bytes read past the page
                                                 // cache (ReadOptions::direct_reads)

@@ -6,9 +6,10 @@
 /// rounds alternate between them: the files of round r are written on an I/O thread from one half
 /// while round r+1 is encoded and exchanged into the other, so a write costs about
 /// max(hz + exchange, io) rather than their sum. Inside a round, durable direct writes of whole raw
-/// files start before the encoding ends (ReleasePoints): the fields are encoded one after the other,
-/// and after each group a fence makes it final in every aggregator's buffer, whose files write it
-/// while the next group is encoded. Every rank takes part in every round.
+/// files start before the encoding ends (release_schedule.h): the fields, and parts of the large
+/// ones, are encoded one after the other, and after each group a fence makes it final in every
+/// aggregator's buffer, whose files write it while the next group is encoded. Every rank takes part
+/// in every round.
 #pragma once
 
 #include <mpi.h>
@@ -28,6 +29,7 @@
 #include "hzio/mpi/aggregation_window.h"
 #include "hzio/mpi/file_aggregation.h"
 #include "hzio/mpi/parallel_writer.h"
+#include "hzio/mpi/release_schedule.h"
 #include "hzio/mpi/restructure.h"
 #include "hzio/mpi/stats.h"
 #include "hzio/util/thread_pool.h"
@@ -88,12 +90,12 @@ class RoundPipeline {
   class PutStaging;
   // The phases of a round.
   void Fill(const FileAggregation& plan, int64_t my_agg, uint8_t* agg_buffer);
-  std::vector<bool> ReleasePoints(const FileAggregation& plan) const;
-  std::exception_ptr Encode(const FileAggregation& plan, std::vector<RegularBox>& cells, bool last_round,
-                            int64_t half_offset, const std::vector<uint8_t*>& direct, const std::vector<bool>& releases,
-                            TimestepWrites* writes, PutStaging& staging);
+  ReleaseSchedule Schedule(const FileAggregation& plan) const;
+  std::exception_ptr Encode(const FileAggregation& plan, const ReleaseSchedule& schedule,
+                            std::vector<RegularBox>& cells, bool last_round, int64_t half_offset,
+                            const std::vector<uint8_t*>& direct, TimestepWrites* writes, PutStaging& staging);
   void Exchange(PutStaging& staging, std::exception_ptr& error);
-  std::shared_ptr<TimestepWrites> PrepareWrites(const FileAggregation& plan, int64_t my_agg,
+  std::shared_ptr<TimestepWrites> PrepareWrites(const FileAggregation& plan, const ReleaseSchedule& schedule, int64_t my_agg,
                                                 const std::vector<const uint8_t*>& readable, int64_t time);
   void WriteFiles(std::shared_ptr<TimestepWrites> writes, int half);
   void WaitFor(int half);
