@@ -24,6 +24,12 @@ int64_t EvenSplitOwner(int64_t n, int64_t parts, int64_t item) {
   return p;
 }
 
+void AppendMerged(std::vector<Span>& spans, const Span& span) {
+  if (span.size() == 0) return;
+  if (!spans.empty() && spans.back().end == span.begin) spans.back().end = span.end;
+  else spans.push_back(span);
+}
+
 int AggregatorRank(int64_t i, int64_t aggregators, int ranks) {
   return static_cast<int>(static_cast<Wide>(i) * ranks / aggregators);
 }

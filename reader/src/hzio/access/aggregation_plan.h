@@ -25,6 +25,9 @@ inline constexpr int kMinUnitBits = 12;
 Span EvenSplit(int64_t n, int64_t parts, int64_t i);
 /// The part that holds `item` under EvenSplit(n, parts, ·).
 int64_t EvenSplitOwner(int64_t n, int64_t parts, int64_t item);
+/// Appends `span` to ascending `spans`, extending the last one when they touch; empty spans are
+/// skipped.
+void AppendMerged(std::vector<Span>& spans, const Span& span);
 
 /// The rank hosting aggregator `i` of `aggregators`, spread evenly over `ranks` (so with fewer
 /// aggregators than ranks, aggregators land on different nodes of a block-mapped job).

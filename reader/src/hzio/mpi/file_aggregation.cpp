@@ -148,12 +148,7 @@ Span FileAggregation::Units(int64_t aggregator) const {
 
 std::vector<Span> FileAggregation::RoundUnits() const {
   std::vector<Span> ranges;
-  for (int64_t a = 0; a < aggregators_; ++a) {
-    const Span u = Units(a);
-    if (u.size() == 0) continue;
-    if (!ranges.empty() && ranges.back().end == u.begin) ranges.back().end = u.end;
-    else ranges.push_back(u);
-  }
+  for (int64_t a = 0; a < aggregators_; ++a) AppendMerged(ranges, Units(a));
   return ranges;
 }
 

@@ -54,7 +54,8 @@ class TimestepWrites {
   int64_t bytes() const { return bytes_; }
 
   /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its step of the
-  /// release schedule: its stage; the table's is -1), a write of placed parts (sorted by offset) into a shared file, and
+  /// release schedule: its stage; the table's is -1), a write of placed parts (sorted by offset)
+  /// into a shared file, and
   /// bytes the pieces may point into (kept until destruction).
   void AddWhole(std::string path, std::vector<StagedSpan> pieces);
   void AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size);

@@ -58,28 +58,19 @@ int64_t ReleaseSchedule::releases() const {
   return std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return s.release; });
 }
 
-Span ReleaseSchedule::PartOf(const Span& units, int part, int parts) {
-  const int64_t n = units.size();
-  return Span{units.begin + n * part / parts, units.begin + n * (part + 1) / parts};
-}
-
 int ReleaseSchedule::StageOf(int field, int64_t agg, int64_t block) const {
   const int first = first_step_[static_cast<size_t>(field)];
   const int p = parts(field);
   if (p == 1) return first;
   const Span& units = units_[static_cast<size_t>(agg)];
-  // The last part whose first block is at or before `block`: begin(q) = n * q / p <= i.
-  const int64_t i = block - units.begin;
-  return first + static_cast<int>(((i + 1) * p - 1) / units.size());
+  return first + static_cast<int>(EvenSplitOwner(units.size(), p, block - units.begin));
 }
 
 std::vector<Span> ReleaseSchedule::PartUnits(int field, int part) const {
   std::vector<Span> ranges;
   for (const Span& units : units_) {
-    const Span u = PartOf(units, part, parts(field));
-    if (u.size() == 0) continue;
-    if (!ranges.empty() && ranges.back().end == u.begin) ranges.back().end = u.end;
-    else ranges.push_back(u);
+    const Span share = EvenSplit(units.size(), parts(field), part);  // empty with fewer units than parts
+    AppendMerged(ranges, Span{units.begin + share.begin, units.begin + share.end});
   }
   return ranges;
 }

@@ -46,9 +46,6 @@ class ReleaseSchedule {
 
  private:
   ReleaseSchedule(const FileAggregation& plan, std::vector<int> parts);
-  // Part `part` of `parts` of the units [begin, end): a contiguous share, empty if there are fewer
-  // units than parts.
-  static Span PartOf(const Span& units, int part, int parts);
 
   std::vector<int> parts_;        // per field
   std::vector<int> first_step_;   // per field: the index of its part 0

@@ -95,8 +95,9 @@ class RoundPipeline {
                             std::vector<RegularBox>& cells, bool last_round, int64_t half_offset,
                             const std::vector<uint8_t*>& direct, TimestepWrites* writes, PutStaging& staging);
   void Exchange(PutStaging& staging, std::exception_ptr& error);
-  std::shared_ptr<TimestepWrites> PrepareWrites(const FileAggregation& plan, const ReleaseSchedule& schedule, int64_t my_agg,
-                                                const std::vector<const uint8_t*>& readable, int64_t time);
+  std::shared_ptr<TimestepWrites> PrepareWrites(const FileAggregation& plan, const ReleaseSchedule& schedule,
+                                                int64_t my_agg, const std::vector<const uint8_t*>& readable,
+                                                int64_t time);
   void WriteFiles(std::shared_ptr<TimestepWrites> writes, int half);
   void WaitFor(int half);
 
