@@ -130,7 +130,7 @@ void AggregationWindow::ReleaseCached(MPI_Comm comm) { SlotOf(comm).Release(); }
 int64_t AggregationWindow::DefaultBudget(int node_ranks) {
   node_ranks = std::max(node_ranks, 1);
   const long double memory = static_cast<long double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
-  return std::clamp(static_cast<int64_t>(memory / 4 / node_ranks), kMinDefaultBudget, kMaxCachedBytes);
+  return std::clamp(static_cast<int64_t>(memory / 4 / node_ranks), kMinDefaultBudget, kMaxDefaultBudget);
 }
 
 int64_t AggregationWindow::ChooseBudget(int64_t option, int64_t default_budget) {

@@ -33,8 +33,13 @@ enum class WindowKind { kNodeShared, kRma };
 
 class AggregationWindow {
  public:
-  /// Larger windows (per rank) are not kept between operations.
-  static constexpr int64_t kMaxCachedBytes = int64_t{256} << 20;
+  /// The largest default memory budget (DefaultBudget).
+  static constexpr int64_t kMaxDefaultBudget = int64_t{256} << 20;
+  /// Larger windows (per rank) are not kept between operations: the largest default budget and one
+  /// 2 MiB granule, for the writer's buffers that start a page in (write_rounds.cpp, BufferLead). A
+  /// 256 MiB budget's window of 256 MiB + 8 KiB made fresh for every write faulted all its pages
+  /// in again: 512³ float32 × 2 ranks, durable, took 1.0 s instead of 0.7.
+  static constexpr int64_t kMaxCachedBytes = kMaxDefaultBudget + (int64_t{2} << 20);
 
   /// Collective over `comm`: a window in which every rank's part holds at least `bytes` (the same
   /// value on every rank), of the kind asked for where possible. Reuses the communicator's cached
@@ -42,7 +47,7 @@ class AggregationWindow {
   static std::shared_ptr<AggregationWindow> Acquire(MPI_Comm comm, int64_t bytes, WindowKind wanted);
   /// The default memory budget of the writer's and reader's aggregation for one of `node_ranks`
   /// ranks of a node (node_share.h; bytes per rank; the callers agree on the minimum):
-  /// kMaxCachedBytes, so the window stays cached and its pages warm from call to call (a fresh 2 GiB
+  /// kMaxDefaultBudget, so the window stays cached and its pages warm from call to call (a fresh 2 GiB
   /// window per write spent more time faulting its pages in than encoding: rounds of 256 MiB wrote
   /// 256³ × 16 float64 with the hz phase 2.4x and the io phase 1.7x faster), or less when a quarter
   /// of this node's memory shared by its ranks is smaller, but not below kMinDefaultBudget.

@@ -259,9 +259,14 @@ void TimestepWrites::Release(int step) {
 void TimestepWrites::Run() {
   if (error_) std::rethrow_exception(error_);
   for (FileWrite& w : writes_) {
-    if (w.started) w.started->Finish();
-    else if (w.whole) StagedFileWrite(w.path, std::move(w.whole_pieces), sync_, direct_).Finish();
-    else WriteIntoFile(w.path, w.placed, w.final_size, sync_);
+    if (!w.whole) {
+      WriteIntoFile(w.path, w.placed, w.final_size, sync_);
+      continue;
+    }
+    if (!w.started) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_);
+    w.started->Finish();
+    zero_copy_bytes_ += w.started->bytes_from_pieces();
+    w.started.reset();
   }
 }
 

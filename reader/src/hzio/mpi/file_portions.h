@@ -52,6 +52,8 @@ class TimestepWrites {
   void Run();
   /// The bytes of this rank's own parts (whoever writes them).
   int64_t bytes() const { return bytes_; }
+  /// After Run: the bytes its direct writes took straight from the buffers (no staging copy).
+  int64_t zero_copy_bytes() const { return zero_copy_bytes_; }
 
   /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its step of the
   /// release schedule: its stage; the table's is -1), a write of placed parts (sorted by offset)
@@ -76,7 +78,7 @@ class TimestepWrites {
   std::vector<FileWrite> writes_;
   std::vector<std::vector<uint8_t>> owned_;  // tables and encoded payloads the pieces point into
   std::exception_ptr error_;                 // of the preparation (e.g. a codec failure), Start or Release
-  int64_t bytes_ = 0;
+  int64_t bytes_ = 0, zero_copy_bytes_ = 0;
   bool sync_ = false;
   DirectIo direct_ = DirectIo::kAuto;
 };

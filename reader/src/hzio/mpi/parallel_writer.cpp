@@ -265,6 +265,7 @@ IoStats ParallelWriter::Write() {
   stats.rounds = static_cast<int64_t>(rounds.plans.size());
   stats.overlapped = rounds.overlap;
   stats.local_aggregator_bytes = pipeline.aggregator_bytes();
+  stats.local_zero_copy_bytes = pipeline.zero_copy_bytes();
   stats.cell_size = cells.grid.cell_size();
   FinishStats(comm_, stats, MPI_Wtime() - t_start, agreed.local_data_bytes, pipeline.aggregator_bytes(),
               [&](int64_t a) { return whole_plan.Rank(a); }, idx_error);

@@ -43,6 +43,9 @@ struct IoStats {
                                                 // out while the rest was encoded (durable direct writes
                                                 // of whole raw files, release_schedule.h)
   int64_t local_aggregator_bytes = 0;           // this rank's aggregator bytes (0 if not one)
+  int64_t local_zero_copy_bytes = 0;            // writer: this rank's file bytes that went out with direct
+                                                // writes straight from the aggregation window, with no
+                                                // staging copy (write_rounds.cpp, BufferLead)
   int64_t local_direct_bytes = 0;               // reader: this rank's file bytes read past the page
                                                 // cache (ReadOptions::direct_reads)
   int64_t local_own_bytes = 0;                  // reader: decoded bytes of the units this rank read

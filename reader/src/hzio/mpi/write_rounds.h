@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <future>
@@ -43,6 +44,7 @@ struct WriteRounds {
   std::vector<FileAggregation> plans;
   bool overlap = false;     // two halves of the window, round r written while r+1 is encoded
   int64_t half_bytes = 0;   // each rank's part of the window per half, page-aligned
+  int64_t lead = 0;         // where in its half an aggregator's buffer may start (BufferLead)
   int halves() const { return overlap ? 2 : 1; }
 };
 
@@ -85,6 +87,8 @@ class RoundPipeline {
   void Finish();
   /// The bytes of this rank's aggregator parts written so far.
   int64_t aggregator_bytes() const { return aggregator_bytes_; }
+  /// After Finish: the bytes of its writes that went out straight from the window (no staging copy).
+  int64_t zero_copy_bytes() const { return zero_copy_bytes_; }
 
  private:
   class PutStaging;
@@ -112,12 +116,14 @@ class RoundPipeline {
   const int rank_, ranks_;
   const int exceptions_ = std::uncaught_exceptions();
   std::shared_ptr<AggregationWindow> window_;
+  std::atomic<int64_t> zero_copy_bytes_{0};  // added to by the writes, so declared before the I/O thread
   // One I/O thread runs the writes in order and does no MPI; declared after the window, so its
   // destructor finishes the queued writes and joins before the window goes.
   std::optional<ThreadPool> io_thread_;
   std::optional<ThreadPool> encoders_;  // CellPlan::threads - 1 helpers of the encoding, if more than one
   std::future<void> in_flight_[2];  // the write of each half
   std::exception_ptr io_error_;     // of a write waited for, agreed at the next agreement
+  int64_t lead_ = 0;  // where in its half an aggregator's buffer starts: rounds_.lead or 0
   int64_t round_index_ = 0;
   int64_t aggregator_bytes_ = 0;
 };

@@ -4,9 +4,9 @@
 ///
 /// Durable whole-file writes bypass the page cache (O_DIRECT) where the file system allows it:
 /// buffered write + fsync ran at 0.5–0.9 GB/s on this machine's disk, direct writes at ~2.8 GB/s.
-/// How (8 MiB aligned chunks gathered into staging, four lanes, the padded size allocated first, a
-/// buffered fallback): storage/staged_file_write.h, of which a whole-file write is the case where
-/// every piece is final from the start.
+/// How (8 MiB aligned chunks, from the pieces' memory or gathered into staging, four lanes, the
+/// padded size allocated first, a buffered fallback): storage/staged_file_write.h, of which a
+/// whole-file write is the case where every piece is final from the start.
 #pragma once
 
 #include <cstdint>

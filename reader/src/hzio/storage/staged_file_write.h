@@ -8,12 +8,14 @@
 /// Direct writes (O_DIRECT) where the file system allows it and they are asked for (DirectIo, as
 /// for WriteWholeFile): the padded size is allocated when the file is created, so writes anywhere in
 /// it run side by side (ext4 serialises direct writes that extend a file), each run is cut into
-/// 8 MiB chunks gathered into aligned staging and written by up to four lanes at once, and the last
+/// 8 MiB chunks written by up to four lanes at once (straight from the pieces where a chunk is one
+/// aligned run of their memory, else gathered into aligned staging first), and the last
 /// partial block is padded and cut back with ftruncate. A file system that refuses O_DIRECT (tmpfs,
 /// some network file systems: EINVAL at open or at a first 4 KiB probe) gets one buffered vectored
 /// write in Finish() instead.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <string>
@@ -51,10 +53,13 @@ class StagedFileWrite {
   /// (fsync) and closes it. Returns true if the bytes went out with O_DIRECT. Throws kIo naming the
   /// path (the first failure of any write).
   bool Finish();
+  /// The bytes written so far straight from the pieces' memory, with no staging copy.
+  int64_t bytes_from_pieces() const { return bytes_from_pieces_.load(std::memory_order_relaxed); }
 
  private:
   void SubmitUnwritten(int64_t begin, int64_t end);
   void WriteChunk(int64_t offset, int64_t n) const;
+  const uint8_t* ContiguousRun(size_t first, int64_t at, int64_t n) const;
   void WaitForWrites(bool rethrow);
 
   std::string path_;
@@ -65,6 +70,7 @@ class StagedFileWrite {
   ScopedFd fd_;
   std::vector<std::pair<int64_t, int64_t>> written_;  // aligned [begin, end) given to the lanes, sorted
   std::vector<std::future<void>> in_flight_;
+  mutable std::atomic<int64_t> bytes_from_pieces_{0};
 };
 
 }  // namespace hzio
