@@ -148,7 +148,7 @@ TEST(StagedFileWrite, AlignedRunsOfMemoryAreWrittenWithoutACopy) {
     EXPECT_TRUE(testing::ReadBytes(path) == file) << "lead " << lead;
   }
   const std::vector<uint8_t> first(payload.begin(), payload.begin() + kFirst);
-  std::vector<uint8_t> second(payload.begin() + kFirst, payload.end());
+  const std::vector<uint8_t> second(payload.begin() + kFirst, payload.end());
   StagedFileWrite apart(dir.File("apart"),
                         {StagedSpan{ByteSpan{table.data(), kTable}}, StagedSpan{ByteSpan{first.data(), kFirst}},
                          StagedSpan{ByteSpan{second.data(), kSecond}}},
