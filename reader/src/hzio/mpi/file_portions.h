@@ -57,8 +57,7 @@ class TimestepWrites {
 
   /// Building (PrepareTimestepFiles): a whole-file write (each piece final after its step of the
   /// release schedule: its stage; the table's is -1), a write of placed parts (sorted by offset)
-  /// into a shared file, and
-  /// bytes the pieces may point into (kept until destruction).
+  /// into a shared file, and bytes the pieces may point into (kept until destruction).
   void AddWhole(std::string path, std::vector<StagedSpan> pieces);
   void AddPlaced(std::string path, std::vector<PlacedSpan> pieces, int64_t final_size);
   const uint8_t* Keep(std::vector<uint8_t> bytes);

@@ -6,6 +6,7 @@
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_portions.h"
+#include "hzio/storage/file.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/buffer_pool.h"
 
@@ -49,9 +50,11 @@ int64_t MaxBufferBytes(const std::vector<FileAggregation>& plans) {
 // block table, then the aggregator's buffer byte for byte: with the buffer starting as far into a
 // page as the table ends, every page of the file after the table's is a page of the buffer, and
 // its direct writes go out from the window with no staging copy (storage/staged_file_write.h).
+// The halves keep the lead's alignment: they start on multiples of what a direct write needs.
+static_assert(kHalfAlign % kDirectIoAlignment == 0);
 int64_t BufferLead(const IdxHeader& header, const FileAggregation& plan) {
   if (!plan.raw() || !plan.whole_files() || header.fields.size() != 1) return 0;
-  return BlockTableBytes(6, plan.blocks_per_file()) % kHalfAlign;
+  return BlockTableBytes(6, plan.blocks_per_file()) % kDirectIoAlignment;
 }
 
 }  // namespace
