@@ -28,6 +28,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import page_reporting  # noqa: E402  bench/page_reporting.py
+
 os.environ.setdefault("VISUS_DISABLE_WRITE_LOCK", "1")
 import OpenVisus as ov  # noqa: E402
 
@@ -176,10 +179,12 @@ def cold_reads(args):
         f"{n}^3 float32 ({n ** 3 * 4 / 2**30:.0f} GiB) written by OpenVisus 2.2.149 (`CreateIdx` + `db.write`, raw, "
         f"row-major; {ov_write_s:.1f} s including reading the source), bitmask of maxh {maxh}, bitsperblock {bpb}, "
         f"blocksperfile {bpf}, {len(files)} block files ({disk_bytes / 2**30:.2f} GiB). The page cache is dropped "
-        f"(`sync; echo 3 > /proc/sys/vm/drop_caches`) before every timed run; medians of {rep} runs, all in one run of:",
+        f"(`sync; echo 3 > /proc/sys/vm/drop_caches`) before every timed run; {args.page_reporting}; medians of {rep} "
+        "runs, all in one run of:",
         "",
         f"    sudo .venv/bin/python bench/core/run_bench.py --cold --size {n} --repeat {rep} "
-        "--bench build/bench/core/hzio-bench-core --hzio build/reader/tools/hzio",
+        "--bench build/bench/core/hzio-bench-core --hzio build/reader/tools/hzio" +
+        (" --keep-page-reporting" if args.keep_page_reporting else ""),
         "",
         f"Disk, sequential buffered read of the same block files one after the other (1 MiB `read`s, as `cat`): "
         f"**{seq['median_s']:.2f} s, {seq_gbs:.2f} GB/s** (runs {', '.join('%.2f' % t for t in seq['runs'])}).",
@@ -209,9 +214,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
     ap.add_argument("--cold", action="store_true",
                     help="only the cold-cache reads of issue 18 (--size 1024, root: drops the page cache)")
+    ap.add_argument("--keep-page-reporting", action="store_true",
+                    help="with --cold: leave a virtual machine's free page reporting on (held off by default: "
+                    "bench/page_reporting.py)")
     args = ap.parse_args()
     if args.cold:
-        return cold_reads(args)
+        with page_reporting.held(not args.keep_page_reporting) as args.page_reporting:
+            return cold_reads(args)
     n, rep = args.size, args.repeat
     work = args.workdir or tempfile.mkdtemp(prefix="hzio_bench_core_")
     os.makedirs(work, exist_ok=True)

@@ -24,6 +24,9 @@ import sys
 import time
 from collections import namedtuple
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import page_reporting  # noqa: E402  bench/page_reporting.py
+
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_osc="^ucx")
 
 
@@ -199,7 +202,8 @@ def run_sizes(args):
     t_start = time.time()
     cmd = (f"python3 bench/mpi/run_bench.py --build {args.build} --sizes {args.sizes} --regimes {args.regimes} "
            f"--ranks {args.ranks} --reps {args.reps}" + (" --pidx" if args.pidx else "") +
-           (f" --ops {args.ops}" if ops != ["write", "read"] else "") + (" --control" if args.control else ""))
+           (f" --ops {args.ops}" if ops != ["write", "read"] else "") + (" --control" if args.control else "") +
+           (" --keep-page-reporting" if args.keep_page_reporting else ""))
     md = ["<!-- sizes:begin (written by run_bench.py --sizes) -->",
           "## Issue 18: realistic sizes, three regimes", "",
           f"Run {started}, `mpiexec --oversubscribe` on this 2-core machine (ranks > 2 share 2 cores; at 2 ranks",
@@ -211,7 +215,7 @@ def run_sizes(args):
           "the first rank's start to the last rank's end (section \"the clock of a parallel operation\"). \"best peer\" is the",
           "fastest of " + ", ".join(PEERS) + ". \"disk floor\" (durable writes) writes each rank's bytes as they are,",
           "the way hzio writes a durable file (O_DIRECT, then fsync; bench/mpi/disk_floor.h): what this disk takes",
-          "to make them durable. Command:", "", "    " + cmd, ""]
+          f"to make them durable. Memory: {args.page_reporting}. Command:", "", "    " + cmd, ""]
     skipped, crashes = [], []
     for regime in regimes:
         for op, flags, title in REGIMES[regime]:
@@ -313,9 +317,16 @@ def main():
                     help="with --sizes: PIDX 0.9.3 too (hzio_mpi_bench built with -DPIDX_DIR, README.md)")
     ap.add_argument("--control", action="store_true",
                     help="with --sizes: file-per-process a second time, as \"file-per-process again\" (its ratio to the first is the run's noise)")
+    ap.add_argument("--keep-page-reporting", action="store_true",
+                    help="leave a virtual machine's free page reporting on (by default held off for the run: bench/page_reporting.py)")
     ap.add_argument("--scratch", default="/tmp/hzio-mpi-bench", help="where the benchmark's files go")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     args = ap.parse_args()
+    with page_reporting.held(not args.keep_page_reporting) as args.page_reporting:
+        run_suite(args)
+
+
+def run_suite(args):
     if args.sizes:
         text = run_sizes(args)
         replace_section(args.out, text)
@@ -328,7 +339,7 @@ def main():
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     md = ["## Parallel I/O (hzio::mpi): S3D-IO-like weak scaling", "",
           f"Run {started} on this 2-core machine, `mpiexec --oversubscribe` (ranks > 2 share 2 cores), page cache,",
-          f"no fsync for any method; 1-minute load average at start {load:.1f}. Absolute numbers are noisy here:",
+          f"no fsync for any method; 1-minute load average at start {load:.1f}; {args.page_reporting}. Absolute numbers are noisy here:",
           "GiB/s columns are medians of the repetitions; ratio columns are medians of per-repetition ratios",
           "(every repetition runs each method once, back to back, in a shuffled order), which cancel the",
           "machine's slow spells. A time runs from the first rank's start to the last rank's end. Per rank: pressure, temperature, velocity[3],",
