@@ -482,13 +482,13 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   }
 }
 
-// Files of several 8 MiB pieces (block_reading.cpp) read with O_DIRECT, the next piece in flight
+// Files of several pieces (block_reading.cpp: 2 MiB) read with O_DIRECT, the next piece in flight
 // while one is placed: the formula at full resolution and one level down, as the buffered reader
 // reads it, in overlapped rounds through the window and as a rank's own units.
 TEST(MemoryBudget, DirectReadsOfFilesOfSeveralPiecesReadTheFormula) {
   ScratchDir dir;
   SyntheticSpec spec;
-  spec.dims = Point{128, 128, 64};  // one file of 2 x 16 blocks: 32 MiB, 4+ pieces
+  spec.dims = Point{128, 128, 64};  // one file of 2 x 16 blocks: 32 MiB, many pieces
   spec.fields = "p:float64,v:float64[3]";
   const std::string idx = dir.File("data/visus.idx");
   testing::WriteSynthetic(MPI_COMM_WORLD, idx, spec, DefaultGrid(Ranks(), 3), 1, {});

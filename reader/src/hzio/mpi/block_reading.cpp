@@ -280,8 +280,10 @@ namespace {
 // A cold 2-rank restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per
 // file; more requests at once (fadvise WILLNEED of a round ahead, several threads, two direct reads
 // ahead) were slower on this machine's disk (RESULTS.md, "cold restart read", "direct reads from
-// huge pages", "the direct read ahead on a thread that waits").
-constexpr uint64_t kPieceBytes = uint64_t{8} << 20;
+// huge pages", "the direct read ahead on a thread that waits"). One huge page per piece: the same
+// cold 2-rank read took 0.29-0.31 s in pieces of 1-2 MiB against 0.39-0.40 s in 8 MiB (32 MiB:
+// 0.42-0.46), and 2 MiB was ahead of 8 at 1, 4 and 8 ranks too (RESULTS.md, "pieces of one huge page").
+constexpr uint64_t kPieceBytes = uint64_t{2} << 20;
 
 // The thread that makes the direct read ahead. It is made once and waits for work, so the
 // scheduler runs it as soon as it is handed a read; a thread made for each read (std::async) waited
