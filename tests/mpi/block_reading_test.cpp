@@ -219,6 +219,33 @@ TEST(BlockReading, SinkGetsEveryUnitAsStoredInCallerMemory) {
   });
 }
 
+// The pieces a node's ranks read in: 4 MiB for a rank alone, one huge page for two and more.
+TEST(BlockReading, PiecesShrinkWithTheRanksOfANodeToOneHugePage) {
+  EXPECT_EQ(PieceBytesFor(1), uint64_t{4} << 20);
+  EXPECT_EQ(PieceBytesFor(0), uint64_t{4} << 20);
+  EXPECT_EQ(PieceBytesFor(2), uint64_t{2} << 20);
+  EXPECT_EQ(PieceBytesFor(3), uint64_t{2} << 20);
+  EXPECT_EQ(PieceBytesFor(64), uint64_t{2} << 20);
+}
+
+// Pieces of any size, read buffered or past the page cache, hand over the same units: down to one
+// unit per piece (each read placed while the next is in flight) and up to a whole file.
+TEST(BlockReading, AnyPieceSizeReadsTheSameUnits) {
+  ForEachVariant("hzio-block-pieces", [](Opened& d, const std::string& variant, bool) {
+    const std::vector<uint64_t> blocks = BoxBlocks(*d.header, *d.layout, d.header->box, d.header->maxh());
+    const StoredUnits reference = ReadStored(d, blocks, d.header->maxh());
+    for (const uint64_t piece : {uint64_t{1}, uint64_t{5000}, uint64_t{1} << 30})
+      for (const DirectReads direct : {DirectReads::kNever, DirectReads::kAlways}) {
+        ReadBlocksOptions how;
+        how.piece_bytes = piece;
+        how.direct = direct;
+        const StoredUnits read = ReadStored(d, blocks, d.header->maxh(), nullptr, how);
+        ASSERT_EQ(read.bytes, reference.bytes)
+            << variant << ", pieces of " << piece << " bytes" << (direct == DirectReads::kAlways ? ", direct" : "");
+      }
+  });
+}
+
 // A sink in hz order is offered every whole hz-ordered unit once, in hz order (a row-major sample r
 // is its hz sample RowMajorToHz[r]); a unit it takes is not handed to the sink, one it declines is,
 // permuted; block 0 read in part (coarse levels) and row-major blocks are never offered.

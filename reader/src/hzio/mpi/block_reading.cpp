@@ -280,10 +280,9 @@ namespace {
 // A cold 2-rank restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per
 // file; more requests at once (fadvise WILLNEED of a round ahead, several threads, two direct reads
 // ahead) were slower on this machine's disk (RESULTS.md, "cold restart read", "direct reads from
-// huge pages", "the direct read ahead on a thread that waits"). One huge page per piece: the same
-// cold 2-rank read took 0.29-0.31 s in pieces of 1-2 MiB against 0.39-0.40 s in 8 MiB (32 MiB:
-// 0.42-0.46), and 2 MiB was ahead of 8 at 1, 4 and 8 ranks too (RESULTS.md, "pieces of one huge page").
-constexpr uint64_t kPieceBytes = uint64_t{2} << 20;
+// huge pages", "the direct read ahead on a thread that waits"). Their size: PieceBytesFor.
+constexpr uint64_t kNodeReadBytes = uint64_t{4} << 20;  // a node's direct reads in flight together
+constexpr uint64_t kMinPieceBytes = uint64_t{2} << 20;  // one huge page of the staging buffers
 
 // The thread that makes the direct read ahead. It is made once and waits for work, so the
 // scheduler runs it as soon as it is handed a read; a thread made for each read (std::async) waited
@@ -315,7 +314,7 @@ constexpr uint64_t kSkipGapBytes = uint64_t{128} << 10;
 // A file's wanted units as (field, want), in file order.
 using FileWants = std::vector<std::pair<size_t, Want>>;
 
-// Consecutive units of `wants` from a, spanning at most kPieceBytes (one unit at least): [a, b),
+// Consecutive units of `wants` from a, spanning at most `piece_bytes` (one unit at least): [a, b),
 // the bytes [lo, hi) they lie in, and whether one read of them all is dense enough.
 struct Piece {
   size_t b;
@@ -323,14 +322,14 @@ struct Piece {
   bool one_read;
 };
 
-Piece PieceFrom(const FileWants& wants, size_t a) {
+Piece PieceFrom(const FileWants& wants, size_t a, uint64_t piece_bytes) {
   uint64_t lo = wants[a].second.offset, hi = lo + wants[a].second.size, sum = wants[a].second.size;
   size_t b = a + 1;
   for (; b < wants.size(); ++b) {
     const Want& w = wants[b].second;
     const uint64_t next_lo = std::min(lo, w.offset), next_hi = std::max(hi, w.offset + w.size);
     const bool repeat = wants[b - 1].second.offset == w.offset && wants[b - 1].second.size == w.size;  // units of one block
-    if (!repeat && next_hi - next_lo > kPieceBytes) break;
+    if (!repeat && next_hi - next_lo > piece_bytes) break;
     lo = next_lo;
     hi = next_hi;
     if (!repeat) sum += w.size;
@@ -359,6 +358,10 @@ bool ReadsDirect(DirectReads how, const ReadFile& file, const std::vector<std::p
 }
 
 }  // namespace
+
+uint64_t PieceBytesFor(int node_ranks) {
+  return std::max(kMinPieceBytes, kNodeReadBytes / static_cast<uint64_t>(std::max(node_ranks, 1)));
+}
 
 BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, const std::vector<FieldTarget>& targets,
                           int64_t time, const std::vector<uint64_t>& blocks, bool missing_files_are_errors,
@@ -518,13 +521,13 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       }
       wants = std::move(rest);
     }
-    // Pieces of consecutive units spanning at most kPieceBytes (one unit at least): one read per
+    // Pieces of consecutive units spanning at most piece_bytes (one unit at least): one read per
     // piece when it is dense enough, else one read per range.
     std::vector<uint8_t> own;
     size_t decoded_field = SIZE_MAX;
     uint64_t decoded_block = UINT64_MAX;  // the file block (of decoded_field) whose payload `scratch` holds decoded
     for (size_t a = 0; a < wants.size();) {
-      const Piece piece = PieceFrom(wants, a);
+      const Piece piece = PieceFrom(wants, a, options.piece_bytes);
       const size_t b = piece.b;
       const uint64_t lo = piece.lo, hi = piece.hi;
       const uint8_t* span = nullptr;
@@ -538,12 +541,12 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
         if (got.direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
         staging ^= 1;
         if (b < wants.size()) {
-          const Piece next = PieceFrom(wants, b);
+          const Piece next = PieceFrom(wants, b, options.piece_bytes);
           if (next.one_read) read_ahead(n, file, next);
         } else if (n + 1 < runs.size()) {
           next_plan = plan_file(runs[n + 1]);
           if (next_plan->file->file && next_plan->uncached && !next_plan->wants.empty()) {
-            const Piece first = PieceFrom(next_plan->wants, 0);
+            const Piece first = PieceFrom(next_plan->wants, 0, options.piece_bytes);
             if (first.one_read) read_ahead(n + 1, next_plan->file, first);
           }
         }

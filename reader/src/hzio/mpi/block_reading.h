@@ -43,6 +43,14 @@ using BlockSink = std::function<void(size_t target, size_t index, const uint8_t*
 using HzSink = std::function<bool(size_t target, size_t index, const uint8_t* hz_samples, int level)>;
 
 /// How ReadBlocks reads and where its units go (see there).
+/// The size of the pieces a file's bytes are read in (one unit at least), each placed while the
+/// next is read, by a rank of a node where `node_ranks` ranks read at once. The node's direct reads
+/// keep about 4 MiB in flight together: 4 MiB pieces for a rank alone, one huge page (2 MiB, the
+/// least) for two ranks and more. A cold restart read of 128^3 x 16 float64 per rank, hzio / file-
+/// per-process: 1 rank 0.84-0.86 in 2 MiB pieces, 1.02-1.10 in 4, 0.95-0.97 in 8; 2 ranks 1.09-1.12
+/// in 2 MiB, 0.90-0.93 in 4, 0.84-0.91 in 8 (bench/mpi/RESULTS.md, "pieces of one huge page").
+uint64_t PieceBytesFor(int node_ranks);
+
 struct ReadBlocksOptions {
   const std::vector<Span>* rows = nullptr;  // per block, the row-major samples wanted (default: all)
   DirectReads direct = DirectReads::kNever;  // payload pieces past the page cache (decided per file)
@@ -50,6 +58,7 @@ struct ReadBlocksOptions {
   const HzSink* hz_sink = nullptr;          // with a sink: offered whole hz-ordered units first
   bool hz_order = false;                    // units stored at `out` in hz order, not permuted (see ReadBlocks)
   ThreadPool* placers = nullptr;            // helpers that place units with the caller (see ReadBlocks)
+  uint64_t piece_bytes = PieceBytesFor(1);  // a file's bytes are read in pieces of about this size
 };
 
 /// Reads `blocks` (ascending ids in `units`) of every field of `targets` at `time` from `source`'s

@@ -45,6 +45,7 @@ ParallelReader::ParallelReader(MPI_Comm comm, std::string idx_path, ReadOptions 
   // An option out of range is refused inside a read, where errors are agreed on.
   placing_threads_ = ThreadsFor(options_.placing_threads, node);
   cpus_short_ = node.ShortOfCpus();
+  piece_bytes_ = PieceBytesFor(node.ranks);
   try {
     idx_identity_ = StatIdentity(idx_path_);
   } catch (const Error&) {

@@ -287,6 +287,7 @@ class ParallelReader {
   int64_t default_budget_ = 0;  // AggregationWindow::DefaultBudget, asked once (it is collective)
   int placing_threads_ = 1;     // options_.placing_threads, or this rank's CPUs (asked once: it is collective)
   bool cpus_short_ = false;     // this node runs more ranks than it has CPUs (NodeShare::ShortOfCpus)
+  uint64_t piece_bytes_ = 0;    // the pieces this rank's files are read in (PieceBytesFor its node)
   std::unique_ptr<ThreadPool> placers_;  // placing_threads_ - 1 helpers, made on first use
   IoStats stats_;
 };

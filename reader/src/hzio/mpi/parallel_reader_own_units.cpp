@@ -69,6 +69,7 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
   };
   ReadBlocksOptions how;
   how.direct = options_.direct_reads;
+  how.piece_bytes = piece_bytes_;
   how.sink = &place;
   how.hz_sink = &scatter;
   if (placing_threads_ > 1 && !ThreadPool::InTask()) {

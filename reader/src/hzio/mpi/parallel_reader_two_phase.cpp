@@ -581,6 +581,7 @@ ParallelReader::ReadIntoWindow ParallelReader::ReadAggregatorRange(const TwoPhas
   how.rows = plan.hz_window ? nullptr : &rows;
   how.hz_order = plan.hz_window;
   how.direct = options_.direct_reads;
+  how.piece_bytes = piece_bytes_;
   const BlockReadStats rs = ReadBlocks(Blocks(), *plan.units, targets, time, mine, options_.missing_files_are_errors, level, how);
   result.file_bytes = rs.file_bytes;
   result.direct_bytes = rs.direct_bytes;
