@@ -42,7 +42,6 @@ using BlockSink = std::function<void(size_t target, size_t index, const uint8_t*
 /// unit's level). True when it placed the unit itself (the sink is then not called for it).
 using HzSink = std::function<bool(size_t target, size_t index, const uint8_t* hz_samples, int level)>;
 
-/// How ReadBlocks reads and where its units go (see there).
 /// The size of the pieces a file's bytes are read in (one unit at least), each placed while the
 /// next is read, by a rank of a node where `node_ranks` ranks read at once. The node's direct reads
 /// keep about 4 MiB in flight together: 4 MiB pieces for a rank alone, one huge page (2 MiB, the
@@ -51,6 +50,7 @@ using HzSink = std::function<bool(size_t target, size_t index, const uint8_t* hz
 /// in 2 MiB, 0.90-0.93 in 4, 0.84-0.91 in 8 (bench/mpi/RESULTS.md, "pieces of one huge page").
 uint64_t PieceBytesFor(int node_ranks);
 
+/// How ReadBlocks reads and where its units go (see there).
 struct ReadBlocksOptions {
   const std::vector<Span>* rows = nullptr;  // per block, the row-major samples wanted (default: all)
   DirectReads direct = DirectReads::kNever;  // payload pieces past the page cache (decided per file)
