@@ -159,9 +159,8 @@ RawPart RawFilePart(const FileAggregation& plan, const RawFileGeometry& g, int n
 void PlaceRawSharedFiles(const IdxHeader& header, const BlockLayout& layout, const BlockFiles& files,
                          const FileAggregation& plan, int64_t agg, const std::vector<const uint8_t*>& buffers,
                          int64_t time, TimestepWrites& out) {
-  const int64_t bpf = plan.blocks_per_file();
   const int nfields = static_cast<int>(header.fields.size());
-  const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
+  const int64_t table_bytes = FileTableBytes(header, plan);
   std::vector<int64_t> field_offset;  // of field f's payload inside a block's slot
   int64_t slot_bytes = 0;
   for (int f = 0; f < nfields; ++f) {
@@ -270,6 +269,10 @@ void TimestepWrites::Run() {
   }
 }
 
+int64_t FileTableBytes(const IdxHeader& header, const FileAggregation& plan) {
+  return BlockTableBytes(6, plan.blocks_per_file() * static_cast<int64_t>(header.fields.size()));
+}
+
 TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
                                     const BlockFiles& files, const FileAggregation& plan,
                                     const ReleaseSchedule& schedule, int64_t agg,
@@ -279,7 +282,7 @@ TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, cons
   out.SetMode(sync, direct);
   const uint8_t* const buffer = agg >= 0 ? buffers[static_cast<size_t>(agg)] : nullptr;
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
-  const int64_t table_bytes = BlockTableBytes(6, bpf * nfields);
+  const int64_t table_bytes = FileTableBytes(header, plan);
   // Local failures are kept in the result and agreed by the caller after the writes: a rank that
   // failed writes nothing, and the others' files are never referenced by a .idx.
   std::exception_ptr error;

@@ -82,6 +82,10 @@ class TimestepWrites {
   DirectIo direct_ = DirectIo::kAuto;
 };
 
+/// The bytes of the block table at the start of each of `plan`'s files (an entry per block and
+/// field); a whole raw file holds the aggregator's buffer right after it.
+int64_t FileTableBytes(const IdxHeader& header, const FileAggregation& plan);
+
 /// Collective over `comm`: every rank calls it; aggregators (`agg` >= 0) encode their
 /// FileAggregation buffers into their portions of the round's files and place them, each payload
 /// of a whole file final after its step of `schedule` (shared

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "hzio/format/block_table.h"
 #include "hzio/mpi/block_reading.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_portions.h"
@@ -54,7 +53,7 @@ int64_t MaxBufferBytes(const std::vector<FileAggregation>& plans) {
 static_assert(kHalfAlign % kDirectIoAlignment == 0);
 int64_t BufferLead(const IdxHeader& header, const FileAggregation& plan) {
   if (!plan.raw() || !plan.whole_files() || header.fields.size() != 1) return 0;
-  return BlockTableBytes(6, plan.blocks_per_file()) % kDirectIoAlignment;
+  return FileTableBytes(header, plan) % kDirectIoAlignment;
 }
 
 }  // namespace
@@ -371,19 +370,19 @@ std::shared_ptr<TimestepWrites> RoundPipeline::PrepareWrites(const FileAggregati
 // The round's writes (or what is left of them): on the I/O thread while the next round is
 // encoded, else here (and agreed).
 void RoundPipeline::WriteFiles(std::shared_ptr<TimestepWrites> writes, int half) {
+  const auto run = [this, writes] {
+    writes->Run();
+    zero_copy_bytes_ += writes->zero_copy_bytes();
+  };
   if (rounds_.overlap) {
-    auto task = std::make_shared<std::packaged_task<void()>>([this, writes] {
-      writes->Run();
-      zero_copy_bytes_ += writes->zero_copy_bytes();
-    });
+    auto task = std::make_shared<std::packaged_task<void()>>(run);
     in_flight_[half] = task->get_future();
     io_thread_->Submit([task] { (*task)(); });
     return;
   }
   std::exception_ptr write_error;
   try {
-    writes->Run();
-    zero_copy_bytes_ += writes->zero_copy_bytes();
+    run();
   } catch (...) {
     write_error = std::current_exception();
   }
