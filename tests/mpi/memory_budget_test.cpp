@@ -482,7 +482,7 @@ TEST(MemoryBudget, ReadErrorInAnOverlappedRoundFailsEveryRankNamingTheFile) {
   }
 }
 
-// Files of several pieces (block_reading.cpp: 2 MiB) read with O_DIRECT, the next piece in flight
+// Files of several pieces (2-4 MiB: PieceBytesFor, block_reading.h) read with O_DIRECT, the next piece in flight
 // while one is placed: the formula at full resolution and one level down, as the buffered reader
 // reads it, in overlapped rounds through the window and as a rank's own units.
 TEST(MemoryBudget, DirectReadsOfFilesOfSeveralPiecesReadTheFormula) {
