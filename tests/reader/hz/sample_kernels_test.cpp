@@ -65,13 +65,40 @@ TEST(SampleKernels, GatherTakesEverySampleWholeFromWhereTheTableSays) {
   }
 }
 
+// The group scatter puts sample from[k] of each group where its group's first destination plus
+// to[k] says, whole, for every size that has a kernel, and writes nothing between the groups.
+TEST(SampleKernels, GroupScatterPutsEachGroupWhereItsFirstDestinationSays) {
+  const int64_t group = 4, n = 12;
+  const std::vector<uint32_t> to{0, 3, 5, 6};
+  const std::vector<uint16_t> from{2, 0, 3, 1};
+  // Groups at samples 0, 4 and 8 go from destinations 40, 10 and 20 on; only those entries of the
+  // table are read.
+  const uint32_t first[] = {40, 10, 20};
+  std::vector<uint32_t> table(static_cast<size_t>(n), 0);
+  for (int64_t g = 0; g < n / group; ++g) table[static_cast<size_t>(g * group)] = first[g];
+  for (int64_t sb = 1; sb <= 130; ++sb) {
+    const GroupScatterKernel kernel = GroupKernel(sb);
+    if (!kernel) continue;
+    const std::vector<uint8_t> in = Samples(n, sb);
+    std::vector<uint8_t> expected(static_cast<size_t>(48 * sb), kUntouched), dst = expected;
+    for (int64_t f = 0; f < n; f += group)
+      for (int64_t k = 0; k < group; ++k)
+        std::memcpy(expected.data() + (first[f / group] + to[static_cast<size_t>(k)]) * sb,
+                    in.data() + (f + from[static_cast<size_t>(k)]) * sb, static_cast<size_t>(sb));
+    kernel(dst.data(), in.data(), table.data(), n, group, to.data(), from.data());
+    ASSERT_EQ(dst, expected) << "sample bytes " << sb;
+  }
+}
+
 TEST(SampleKernels, TheUsualSampleSizesHaveKernelsOfTheirOwn) {
   for (const int64_t sb : {1, 2, 4, 8, 12, 16, 24, 32, 88}) {
     EXPECT_NE(GatherKernel(sb), nullptr) << sb;
     EXPECT_NE(ScatterKernel(sb, Reach::kNear), nullptr) << sb;
     EXPECT_NE(ScatterKernel(sb, Reach::kFar), nullptr) << sb;
+    EXPECT_NE(GroupKernel(sb), nullptr) << sb;
   }
   EXPECT_EQ(GatherKernel(44), nullptr);  // float32[11]: the generic word loop
+  EXPECT_EQ(GroupKernel(44), nullptr);   // left to the caller (BlockScatter: sample by sample)
   EXPECT_EQ(ScatterKernel(0), nullptr);
 }
 

@@ -1,11 +1,12 @@
 // Tests of hz/unit_scatter.h: a block scattered from hz order lands where its grid places it in a
 // row-major array, for every level of several layouts and destination steps, nothing else written;
-// offsets beyond 32 bits are refused; every sample size is copied whole; BlockScatter, with or
-// without runs, places what the sample-by-sample scatter places.
+// offsets beyond 32 bits are refused; every sample size is copied whole; BlockScatter, in groups or
+// not, places what the sample-by-sample scatter places.
 #include "hzio/hz/unit_scatter.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -89,15 +90,16 @@ TEST(UnitScatter, EverySampleSizeIsCopiedWhole) {
 }
 
 // BlockScatter places every sample where ScatterSamples does (checked against the grid above), for
-// every level, with and without runs, and writes nothing else; the finest levels of a 3-D
-// array, whose x-neighbours are a few hz samples apart, do go in runs of 4- and 8-byte samples.
+// every level, destination step and sample size (with a kernel of its own or not), and writes
+// nothing else; every level of these layouts but block 0's goes in groups (all of a block's samples
+// when it has fewer than kGroup).
 TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
-  const LayoutCase cases[] = {
-      {"V012012012", 4}, {"V0120120120120122", 10}, {"V0011012", 3}, {"V21021021", 6}, {"V01010101", 5}};
+  const LayoutCase cases[] = {{"V012012012", 4},  {"V0120120120120122", 10}, {"V0011012", 3},
+                              {"V21021021", 6},   {"V01010101", 5},          {"V012012012012", 11}};
   for (const auto& c : cases) {
     const BlockLayout layout(Bitmask::Parse(c.bitmask), c.bits_per_block);
     const int n = layout.BlockGrid(0).dims();
-    for (const int64_t sb : {1, 3, 4, 8, 16}) {
+    for (const int64_t sb : {1, 3, 4, 8, 16, 44}) {
       for (int level = c.bits_per_block; level <= layout.maxh(); ++level) {
         const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
         for (const int64_t x_step : {1, 2}) {
@@ -108,37 +110,50 @@ TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
           }
           std::vector<uint32_t> offsets = BlockScatterOffsets(layout, level, step, count);
           const BlockScatter scatter(offsets);
+          if (level > c.bits_per_block)  // block 0 holds several levels: its groups are not alike
+            EXPECT_EQ(scatter.group(), std::min<int64_t>(BlockScatter::kGroup, layout.samples_per_block()))
+                << c.bitmask << " level " << level;
           std::vector<uint8_t> src(offsets.size() * static_cast<size_t>(sb));
           for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + i / 256 + 7);
           const size_t dst_bytes = static_cast<size_t>(count.Product() * sb);
           std::vector<uint8_t> expected(dst_bytes, 0xEE), dst(dst_bytes, 0xEE);
           ScatterSamples(expected.data(), src.data(), offsets.data(), static_cast<int64_t>(offsets.size()), sb);
           scatter.Apply(dst.data(), src.data(), sb);
-          ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " x step " << x_step
-                                   << " run group " << scatter.run_group(sb);
-          // Runs need consecutive destinations: none when x-neighbours land 2 apart, none for other sizes.
-          if (x_step == 2 || (sb != 4 && sb != 8)) {
-            EXPECT_EQ(scatter.run_group(sb), 0) << c.bitmask << " level " << level << " sample bytes " << sb;
-          }
+          ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " x step " << x_step;
         }
       }
     }
   }
-  // Where runs apply: the three finest levels of a 3-D V012... array placed with steps of 1.
-  const BlockLayout layout(Bitmask::Parse("V0120120120120122"), 10);
-  for (int level = layout.maxh() - 2; level <= layout.maxh(); ++level) {
-    const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
-    const Point step{1, 1, 1};
-    const Point count{g.count[0], g.count[1], g.count[2]};
-    const BlockScatter scatter(BlockScatterOffsets(layout, level, step, count));
-    for (const int64_t sb : {4, 8}) {
-      EXPECT_GT(scatter.run_group(sb), 0) << "level " << level << " sample bytes " << sb;
-      EXPECT_LE(scatter.run_group(sb), BlockScatter::kMaxRunGroup);
-    }
-  }
 }
 
-TEST(UnitScatter, BlockScatterOfNoOffsetsIsEmpty) {
+// Offsets whose groups are not laid out alike go sample by sample, or in the largest groups that
+// are; either way every sample lands where the table says.
+TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
+  struct Case {
+    std::vector<uint32_t> offsets;
+    int group;
+  };
+  const Case cases[] = {
+      {{5, 0, 3, 1, 4, 2}, 0},        // the first sample of no group is its lowest destination
+      {{4, 5, 0, 1, 6, 7, 2, 3}, 2},      // groups of 4 start above their lowest, of 2 are alike
+      {{0, 2, 4, 6, 8, 10, 12, 14}, 8},   // one group of all
+      {{7, 9, 8}, 0},                     // no power of two divides 3
+  };
+  for (const Case& c : cases) {
+    const BlockScatter scatter(c.offsets);
+    EXPECT_EQ(scatter.group(), c.group);
+    for (const int64_t sb : {4, 5}) {
+      const uint32_t last = *std::max_element(c.offsets.begin(), c.offsets.end());
+      std::vector<uint8_t> src(c.offsets.size() * static_cast<size_t>(sb));
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i + 1);
+      std::vector<uint8_t> dst(static_cast<size_t>((last + 2) * sb), 0xEE);
+      scatter.Apply(dst.data(), src.data(), sb);
+      for (size_t h = 0; h < c.offsets.size(); ++h)
+        ASSERT_EQ(std::memcmp(dst.data() + c.offsets[h] * sb, src.data() + h * sb, static_cast<size_t>(sb)), 0)
+            << "group " << c.group << " sample " << h;
+      EXPECT_EQ(dst.back(), 0xEE);
+    }
+  }
   EXPECT_TRUE(BlockScatter({}).empty());
   EXPECT_FALSE(BlockScatter({1, 0}).empty());
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 namespace hzio {
 
@@ -34,39 +35,44 @@ void ScatterFixedFar(uint8_t* dst, const uint8_t* in, const uint32_t* table, int
   ScatterFixed<kBytes>(dst, in + j * kBytes, table + j, n - j);
 }
 
-enum class Kind { kGather, kScatter, kScatterFar };
-
+// Each group's samples in the order of their destinations (`to` ascending): the stores fill one
+// cache line after the other instead of visiting every line of the group once per pass of its hz
+// order, and a group's sources sit in the L1 cache whatever order they are read in.
 template <size_t kBytes>
-SampleKernel Pick(Kind kind) {
-  switch (kind) {
-    case Kind::kGather: return GatherFixed<kBytes>;
-    case Kind::kScatter: return ScatterFixed<kBytes>;
-    case Kind::kScatterFar: return ScatterFixedFar<kBytes>;
+void GroupScatterFixed(uint8_t* dst, const uint8_t* in, const uint32_t* firsts, int64_t n, int64_t group,
+                       const uint32_t* to, const uint16_t* from) {
+  for (int64_t f = 0; f < n; f += group) {
+    uint8_t* const base = dst + static_cast<size_t>(firsts[f]) * kBytes;
+    const uint8_t* const samples = in + static_cast<size_t>(f) * kBytes;
+    for (int64_t k = 0; k < group; ++k)
+      std::memcpy(base + static_cast<size_t>(to[k]) * kBytes, samples + static_cast<size_t>(from[k]) * kBytes, kBytes);
   }
-  return nullptr;
 }
 
-SampleKernel Fixed(int64_t sb, Kind kind) {
+// The instance of a kernel for samples of `sb` bytes (`pick` given the size as a constant), or
+// the kernel type's nullptr for a size without one.
+template <class Pick>
+auto ForSize(int64_t sb, Pick pick) -> decltype(pick(std::integral_constant<size_t, 1>{})) {
   switch (sb) {
-    case 1: return Pick<1>(kind);
-    case 2: return Pick<2>(kind);
-    case 3: return Pick<3>(kind);
-    case 4: return Pick<4>(kind);
-    case 6: return Pick<6>(kind);
-    case 8: return Pick<8>(kind);
-    case 12: return Pick<12>(kind);
-    case 16: return Pick<16>(kind);
-    case 24: return Pick<24>(kind);
-    case 32: return Pick<32>(kind);
-    case 40: return Pick<40>(kind);
-    case 48: return Pick<48>(kind);
-    case 56: return Pick<56>(kind);
-    case 64: return Pick<64>(kind);
-    case 72: return Pick<72>(kind);
-    case 80: return Pick<80>(kind);
-    case 88: return Pick<88>(kind);
-    case 96: return Pick<96>(kind);
-    case 128: return Pick<128>(kind);
+    case 1: return pick(std::integral_constant<size_t, 1>{});
+    case 2: return pick(std::integral_constant<size_t, 2>{});
+    case 3: return pick(std::integral_constant<size_t, 3>{});
+    case 4: return pick(std::integral_constant<size_t, 4>{});
+    case 6: return pick(std::integral_constant<size_t, 6>{});
+    case 8: return pick(std::integral_constant<size_t, 8>{});
+    case 12: return pick(std::integral_constant<size_t, 12>{});
+    case 16: return pick(std::integral_constant<size_t, 16>{});
+    case 24: return pick(std::integral_constant<size_t, 24>{});
+    case 32: return pick(std::integral_constant<size_t, 32>{});
+    case 40: return pick(std::integral_constant<size_t, 40>{});
+    case 48: return pick(std::integral_constant<size_t, 48>{});
+    case 56: return pick(std::integral_constant<size_t, 56>{});
+    case 64: return pick(std::integral_constant<size_t, 64>{});
+    case 72: return pick(std::integral_constant<size_t, 72>{});
+    case 80: return pick(std::integral_constant<size_t, 80>{});
+    case 88: return pick(std::integral_constant<size_t, 88>{});
+    case 96: return pick(std::integral_constant<size_t, 96>{});
+    case 128: return pick(std::integral_constant<size_t, 128>{});
     default: return nullptr;
   }
 }
@@ -93,10 +99,17 @@ void MoveAny(uint8_t* a, const uint8_t* b, const uint32_t* table, int64_t n, int
 
 }  // namespace
 
-SampleKernel GatherKernel(int64_t sb) { return Fixed(sb, Kind::kGather); }
+SampleKernel GatherKernel(int64_t sb) {
+  return ForSize(sb, [](auto size) -> SampleKernel { return GatherFixed<size()>; });
+}
 
 SampleKernel ScatterKernel(int64_t sb, Reach reach) {
-  return Fixed(sb, reach == Reach::kFar ? Kind::kScatterFar : Kind::kScatter);
+  if (reach == Reach::kFar) return ForSize(sb, [](auto size) -> SampleKernel { return ScatterFixedFar<size()>; });
+  return ForSize(sb, [](auto size) -> SampleKernel { return ScatterFixed<size()>; });
+}
+
+GroupScatterKernel GroupKernel(int64_t sb) {
+  return ForSize(sb, [](auto size) -> GroupScatterKernel { return GroupScatterFixed<size()>; });
 }
 
 void Gather(uint8_t* out, const uint8_t* src, const uint32_t* table, int64_t n, int64_t sb, SampleKernel kernel) {
