@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hzio/hz/unit_scatter.h"
 #include "s3d_case.h"
 
 namespace hzio_bench {
@@ -25,8 +26,14 @@ class HzFloor {
   void Read(const std::string& dir, std::vector<std::vector<uint8_t>>& out);
 
  private:
+  // One hz run of the encoded box (a level of one subtree): where it starts among the encoded
+  // samples, and the scatter of its samples to their row-major indices in the box.
+  struct Run {
+    int64_t first;
+    hzio::BlockScatter scatter;
+  };
   const S3dCase& case_;
-  std::vector<uint32_t> order_;                 // order_[k]: row-major index of the k-th encoded sample
+  std::vector<Run> runs_;
   std::vector<std::vector<uint8_t>> encoded_;   // per field, pre-touched
 };
 
