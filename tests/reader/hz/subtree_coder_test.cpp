@@ -209,6 +209,45 @@ TEST(SubtreeCoder, DecodeRestoresTheClipAndNeedsOnlyItsRuns) {
   }
 }
 
+// A tile whose rows are contiguous and whole cache lines is encoded through a copy of the rows the
+// range needs; an array whose samples sit every other slot (a field interleaved with another) is
+// encoded in place. Both must hand out the same samples at the same addresses, for every range (a
+// writer's round: one level, a level and a half, the rest) — 4- and 8-byte samples with rows of 64
+// and 256 bytes, and 2-byte samples whose 16-byte rows are never copied.
+TEST(SubtreeCoder, StagedAndInPlaceEncodingsAgree) {
+  for (const Case& c : std::vector<Case>{{"V012012012012", 0, 4}, {"V0101010101", 0, 8}, {"V210210210", 0, 2}}) {
+    SCOPED_TRACE(c.bitmask);
+    const Bitmask bm = Bitmask::Parse(c.bitmask);
+    const int level = bm.maxh();
+    const SubtreeCoder probe(bm, level, level, Point(bm.dims(), 1), c.sb);
+    const LatticeArray dense(bm, level, probe.extent(), c.sb);
+    const int64_t samples = dense.count.Product();
+    std::vector<uint8_t> sparse(static_cast<size_t>(2 * samples * c.sb), 0x5A);
+    for (int64_t i = 0; i < samples; ++i)
+      std::memcpy(sparse.data() + 2 * i * c.sb, dense.bytes.data() + i * c.sb, static_cast<size_t>(c.sb));
+    Point gapped = dense.stride;
+    for (int d = 0; d < bm.dims(); ++d) gapped[d] *= 2;
+    const SubtreeCoder dense_coder(bm, level, level, dense.stride, c.sb), sparse_coder(bm, level, level, gapped, c.sb);
+    const uint64_t n = uint64_t{1} << level;
+    for (const HzRange range : {HzRange{}, HzRange{n / 2, n}, HzRange{n / 8, n * 3 / 8}, HzRange{0, n / 4}}) {
+      SCOPED_TRACE("range [" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")");
+      std::vector<uint8_t> from_dense(static_cast<size_t>(n * c.sb), 0xEE), from_sparse = from_dense;
+      const auto into = [&](std::vector<uint8_t>& out) -> RunResolver {
+        return [&out, sb = c.sb](uint64_t hz, int64_t count) { return RunSpan{out.data() + hz * sb, count}; };
+      };
+      const Point origin(bm.dims());
+      dense_coder.Encode(origin, dense.bytes.data(), into(from_dense), range);
+      sparse_coder.Encode(origin, sparse.data(), into(from_sparse), range);
+      ASSERT_EQ(from_dense, from_sparse);
+      for (uint64_t hz = 0; hz < n; ++hz) {  // inside the range every sample came, outside none
+        const bool inside = hz >= range.begin && hz < range.end;
+        const bool untouched = from_dense[hz * c.sb] == 0xEE && from_dense[hz * c.sb + c.sb - 1] == 0xEE;
+        if (!inside) ASSERT_TRUE(untouched) << "hz " << hz;
+      }
+    }
+  }
+}
+
 TEST(SubtreeCoder, FittingBitsAndRuns) {
   const Bitmask bm = Bitmask::Parse("V012012012012");  // 16^3
   EXPECT_EQ(SubtreeCoder::FittingBits(bm, 12, Point{16, 16, 16}), 12);

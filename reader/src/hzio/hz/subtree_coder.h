@@ -9,8 +9,13 @@
 /// piece to each of its k finest levels' runs. So every source cache line and page is loaded once
 /// per tile, however large the array (the former per-level sweep over the whole subtree re-read it
 /// once per level and missed the TLB on every plane), and the runs are written sequentially. The
-/// tiles' roots, 1/2^k of the samples, make up the coarser levels. No MPI: the parallel writer
-/// encodes its cells with it, the parallel reader decodes its boxes, the benchmarks' HZ floor both.
+/// tiles' roots, 1/2^k of the samples, make up the coarser levels. Encode copies the rows of a tile
+/// that it needs into a buffer of their own first, when they are contiguous whole cache lines, and
+/// gathers from there: in place, the rows of a power-of-two array lie a power of two apart and fall
+/// into the same few cache sets, so the gather, which crosses every row once per level, reloaded
+/// them (one 512³ float32 cell: 0.25 → 0.15 s in one pass, 0.24 → 0.19 s in three rounds). No MPI:
+/// the parallel writer encodes its cells with it, the parallel reader decodes its boxes, the
+/// benchmarks' HZ floor both.
 #pragma once
 
 #include <cstdint>
@@ -105,8 +110,11 @@ class SubtreeCoder {
   std::vector<int> axis_, coord_bit_;     // per Z bit: the axis and lattice coordinate bit it carries
   std::vector<uint32_t> tile_table_;      // in-tile hz index -> array offset (samples)
   std::vector<uint16_t> tile_points_;     // in-tile hz index -> local coordinates (dims per entry)
-  std::vector<int64_t> tile_rows_;        // byte offsets of the tile's rows along axis 0
+  std::vector<int64_t> tile_rows_;        // byte offsets of the tile's rows along axis 0, ascending
   int64_t tile_row_bytes_ = 0;
+  bool staged_ = false;                   // Encode gathers through a copy of the tile's rows
+  std::vector<uint32_t> staged_table_;    // in-tile hz index -> offset (samples) in that copy
+  std::vector<std::vector<uint8_t>> level_rows_;  // per in-tile level t: whether each row holds samples of it
 };
 
 }  // namespace hzio

@@ -28,6 +28,7 @@ void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, i
 class BlockScatter {
  public:
   static constexpr int kGroup = 256;
+  static_assert(kGroup <= 65536, "a sample's index within its group is kept in 16 bits");
   static constexpr int64_t kMaxGroupedSampleBytes = 16;
 
   /// `offsets` as BlockScatterOffsets returns them (empty: a shape that cannot be scattered).
