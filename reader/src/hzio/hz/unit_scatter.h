@@ -20,7 +20,7 @@ void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, i
 /// destination offset read per group, and stores that fill the group's cache lines one after the
 /// other instead of touching each of them once per pass of the hz order. A 512³ float32 read places
 /// its blocks in half the time of a sample-by-sample scatter in hz order, and a level whose
-/// x-neighbours land two samples apart in 4× less (bench/mpi/RESULTS.md, "blocks scattered group by
+/// x-neighbours land two samples apart in a third (bench/mpi/RESULTS.md, "blocks scattered group by
 /// group in destination order"). Offsets without such groups, samples of more than
 /// kMaxGroupedSampleBytes (each fills much of a cache line by itself: 24- and 88-byte samples were
 /// placed 5-10% faster in hz order) and sample sizes without a kernel of their own
