@@ -13,8 +13,11 @@ namespace hzio {
 
 namespace {
 
-// A tile's samples (and its offset table) should sit in L1 next to each other: 16 KiB of samples.
-constexpr int64_t kTileBytes = int64_t{16} << 10;
+// A tile's samples should stay in the caches while its levels are gathered: 32 KiB of samples. Twice
+// 16 KiB makes the tiles of a 3-D float32 array 16 samples wide where they were 8 (rows of whole
+// cache lines, which are staged): the 2-rank 512^3 float32 write's hz phase 0.26-0.29 -> 0.21-0.23 s,
+// and no row measured slower (bench/mpi/RESULTS.md, "tiles of 32 KiB").
+constexpr int64_t kTileBytes = int64_t{32} << 10;
 constexpr int64_t kCacheLineBytes = 64;
 
 // Asks for the cache lines of a tile's rows ahead of use: a tile's samples are gathered (scattered)

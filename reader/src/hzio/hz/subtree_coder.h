@@ -5,7 +5,7 @@
 /// `bits` runs plus its root, a coarser sample.
 ///
 /// Speed at any box size comes from the traversal: the subtree is cut into tiles of 2^k samples
-/// (a sub-subtree small enough for L1: 16x16x16 float32), and each tile contributes one contiguous
+/// (a sub-subtree of 32 KiB: 16x16x32 float32), and each tile contributes one contiguous
 /// piece to each of its k finest levels' runs. So every source cache line and page is loaded once
 /// per tile, however large the array (the former per-level sweep over the whole subtree re-read it
 /// once per level and missed the TLB on every plane), and the runs are written sequentially. The
