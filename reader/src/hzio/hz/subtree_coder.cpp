@@ -51,10 +51,9 @@ void StageRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint
 void StageAnyRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint8_t* copy, int64_t row_bytes,
                   uint8_t* staged) {
   switch (row_bytes) {
-    case 16: return StageRows<16>(tile, rows, copy, row_bytes, staged);
-    case 32: return StageRows<32>(tile, rows, copy, row_bytes, staged);
     case 64: return StageRows<64>(tile, rows, copy, row_bytes, staged);
     case 128: return StageRows<128>(tile, rows, copy, row_bytes, staged);
+    case 256: return StageRows<256>(tile, rows, copy, row_bytes, staged);
     default: return StageRows<0>(tile, rows, copy, row_bytes, staged);
   }
 }
