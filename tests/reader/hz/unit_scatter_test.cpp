@@ -134,7 +134,7 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
     int group;
   };
   const Case cases[] = {
-      {{5, 0, 3, 1, 4, 2}, 0},        // the first sample of no group is its lowest destination
+      {{5, 0, 3, 1, 4, 2}, 0},            // the first group's first sample is not its lowest destination
       {{4, 5, 0, 1, 6, 7, 2, 3}, 2},      // groups of 4 start above their lowest, of 2 are alike
       {{0, 2, 4, 6, 8, 10, 12, 14}, 8},   // one group of all
       {{7, 9, 8}, 0},                     // no power of two divides 3
@@ -154,6 +154,9 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
       EXPECT_EQ(dst.back(), 0xEE);
     }
   }
+}
+
+TEST(UnitScatter, BlockScatterOfNoOffsetsIsEmpty) {
   EXPECT_TRUE(BlockScatter({}).empty());
   EXPECT_FALSE(BlockScatter({1, 0}).empty());
 }
