@@ -35,26 +35,27 @@ void PrefetchRows(const uint8_t* base, const std::vector<int64_t>& rows, int64_t
   }
 }
 
-// Copies the rows of a tile whose flag is set (byte offsets `rows`, `row_bytes` each) to `staged`,
-// row r at r · row_bytes. A size known at compile time is a few vector moves; a memcpy call per
-// 64-byte row costs about as much as the gather it serves.
+// Copies the rows of a tile that hold samples of `levels` (bit t: in-tile level t; `row_levels` per
+// row, byte offsets `rows`, `row_bytes` each) to `staged`, row r at r · row_bytes. A size known at
+// compile time is a few vector moves; a memcpy call per 64-byte row costs about as much as the
+// gather it serves.
 template <size_t kRowBytes>
-void StageRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint8_t* copy, int64_t row_bytes,
-               uint8_t* staged) {
+void StageRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
+               int64_t row_bytes, uint8_t* staged) {
   for (size_t r = 0; r < rows.size(); ++r) {
-    if (!copy[r]) continue;
+    if (!(row_levels[r] & levels)) continue;
     if constexpr (kRowBytes > 0) std::memcpy(staged + r * kRowBytes, tile + rows[r], kRowBytes);
     else std::memcpy(staged + static_cast<int64_t>(r) * row_bytes, tile + rows[r], static_cast<size_t>(row_bytes));
   }
 }
 
-void StageAnyRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint8_t* copy, int64_t row_bytes,
-                  uint8_t* staged) {
+void StageAnyRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
+                  int64_t row_bytes, uint8_t* staged) {
   switch (row_bytes) {
-    case 64: return StageRows<64>(tile, rows, copy, row_bytes, staged);
-    case 128: return StageRows<128>(tile, rows, copy, row_bytes, staged);
-    case 256: return StageRows<256>(tile, rows, copy, row_bytes, staged);
-    default: return StageRows<0>(tile, rows, copy, row_bytes, staged);
+    case 64: return StageRows<64>(tile, rows, row_levels, levels, row_bytes, staged);
+    case 128: return StageRows<128>(tile, rows, row_levels, levels, row_bytes, staged);
+    case 256: return StageRows<256>(tile, rows, row_levels, levels, row_bytes, staged);
+    default: return StageRows<0>(tile, rows, row_levels, levels, row_bytes, staged);
   }
 }
 
@@ -168,16 +169,17 @@ SubtreeCoder::SubtreeCoder(const Bitmask& bitmask, int level, int bits, const Po
   std::sort(tile_rows_.begin(), tile_rows_.end());  // address order: a copy the prefetchers follow
   // Rows of whole cache lines are copied (see the header); narrower rows encoded in rounds were
   // slower through a copy (bench/mpi/RESULTS.md, "the tile's rows staged").
+  static_assert(kTileBytes < int64_t{1} << 32, "a tile's levels are bits of a 32-bit mask (k < 32)");
   staged_ = k > 0 && strides[0] == 1 && tile_row_bytes_ >= kCacheLineBytes;
   if (staged_) {
     staged_table_.assign(tile, 0);
-    level_rows_.assign(static_cast<size_t>(k), std::vector<uint8_t>(tile_rows_.size(), 0));
+    row_levels_.assign(tile_rows_.size(), 0);
     for (size_t m = 1; m < tile; ++m) {
       const int64_t x = tile_points_[m * static_cast<size_t>(n)];  // its place in its row (axis 0, stride 1)
       const int64_t start = (static_cast<int64_t>(tile_table_[m]) - x) * sample_bytes;
       const size_t row = static_cast<size_t>(std::lower_bound(tile_rows_.begin(), tile_rows_.end(), start) - tile_rows_.begin());
       staged_table_[m] = static_cast<uint32_t>(static_cast<int64_t>(row) * tile_extent_[0] + x);
-      level_rows_[static_cast<size_t>(k) - std::bit_width(m)][row] = 1;
+      row_levels_[row] |= uint32_t{1} << (static_cast<size_t>(k) - std::bit_width(m));  // level t = k - bit_width(m)
     }
   }
 }
@@ -286,22 +288,18 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
       if (tile >= lo && tile < hi) return true;
     return false;
   };
-  // The rows that hold samples of the levels asked for, copied tile by tile (staged_): a round of
-  // the parallel writer copies only the rows of its levels.
-  std::vector<uint8_t> copy;
-  if (staged_) {
-    copy.assign(tile_rows_.size(), 0);
-    for (int t = 0; t < k; ++t)
-      if (range.Meets(RunStart(z, t), RunLength(t)))
-        for (size_t r = 0; r < copy.size(); ++r) copy[r] |= level_rows_[static_cast<size_t>(t)][r];
-  }
+  // The in-tile levels asked for: a staged tile copies only their rows (a round of the parallel
+  // writer, only the rows of its levels).
+  uint32_t levels = 0;
+  for (int t = 0; t < k; ++t)
+    if (range.Meets(RunStart(z, t), RunLength(t))) levels |= uint32_t{1} << t;
   alignas(64) uint8_t staged[kTileBytes];
   const uint32_t* const tile_table = staged_ ? staged_table_.data() : tile_table_.data();
   ForEachTile(at_origin, false, wanted, [&](uint64_t tile, int64_t base) {
     const uint8_t* src = at_origin + base * sb;
     const bool read = wanted(tile);
     if (read && staged_) {
-      StageAnyRows(src, tile_rows_, copy.data(), tile_row_bytes_, staged);
+      StageAnyRows(src, tile_rows_, row_levels_.data(), levels, tile_row_bytes_, staged);
       src = staged;
     }
     for (int t = 0; t < k; ++t) {

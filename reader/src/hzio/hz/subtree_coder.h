@@ -114,7 +114,7 @@ class SubtreeCoder {
   int64_t tile_row_bytes_ = 0;
   bool staged_ = false;                   // Encode gathers through a copy of the tile's rows
   std::vector<uint32_t> staged_table_;    // in-tile hz index -> offset (samples) in that copy
-  std::vector<std::vector<uint8_t>> level_rows_;  // per in-tile level t: whether each row holds samples of it
+  std::vector<uint32_t> row_levels_;      // per row (tile_rows_ order): bit t set when it holds samples of in-tile level t
 };
 
 }  // namespace hzio
