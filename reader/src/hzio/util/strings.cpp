@@ -117,9 +117,11 @@ std::string XmlEscape(std::string_view s) {
 }
 
 std::string FormatFixed6(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%f", v);
-  return buf;
+  // "%f" spells every integer digit: 1e308 needs 316 characters, so size the text by the count.
+  const int n = std::snprintf(nullptr, 0, "%f", v);
+  std::string s(static_cast<size_t>(n), '\0');
+  std::snprintf(s.data(), s.size() + 1, "%f", v);
+  return s;
 }
 
 std::string FormatShortest(double v) {
