@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hzio/format/block_files.h"
 #include "hzio/format/idx_header.h"
 #include "hzio/hz/block_layout.h"
 #include "hzio/util/error.h"
@@ -16,6 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)h.ToXml("fuzz");
     hzio::BlockLayout layout(h.bitmask, h.bits_per_block);
     (void)layout.QueryGrid(h.box, hzio::LevelRange{0, h.maxh()});
+    // Its templates reach printf when a block's file is named.
+    const hzio::BlockFiles files(h, "/fuzz");
+    (void)files.FilePath(0, h.time.Default());
+    (void)files.FilePath(~uint64_t{0} >> 1, h.time.Default());
   } catch (const hzio::Error&) {
     // Rejected with a clear error: the expected outcome for most inputs.
   }

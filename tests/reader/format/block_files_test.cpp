@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hzio/util/error.h"
+#include "support/test_support.h"
 
 namespace hzio {
 namespace {
@@ -42,6 +43,23 @@ TEST(BlockFiles, PathsPositionsAndTime) {
   BlockFiles g(h, "/d");
   EXPECT_EQ(g.PositionInFile(5), 2);  // floor(5/2) mod 16
   EXPECT_EQ(g.FirstBlockInFile(5), 1u);
+}
+
+// A version 1-4 template goes to printf with first(b) (§4.10); one that printf would misread (here
+// "%s", once a segfault of `hzio read`) is refused when the files are laid out, naming it.
+TEST(BlockFiles, OldTemplatesArePrintedOrRefused) {
+  IdxHeader h;
+  h.version = 4;
+  h.box = Box{Point{0, 0, 0}, Point{8, 8, 8}};
+  h.fields.push_back(Field::Parse("t uint8", 4));
+  h.bits_per_block = 4;
+  h.blocks_per_file = 1;
+  h.time = TimeSpec::Parse("0 2 t%d_");
+  h.filename_template = "./data/%04d.bin";
+  h.Validate();
+  EXPECT_EQ(BlockFiles(h, "/d").FilePath(3, 2), "/d/data/t2_0003.bin");
+  h.filename_template = "./data/%s.d";
+  EXPECT_HZIO_ERROR(BlockFiles(h, "/d"), ErrorCode::kInvalidArgument, "filename template", "%s.d");
 }
 
 }  // namespace

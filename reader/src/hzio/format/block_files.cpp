@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "hzio/format/printf_template.h"
 #include "hzio/util/error.h"
 
 namespace hzio {
@@ -69,7 +70,9 @@ BlockFiles::BlockFiles(const IdxHeader& header, std::string idx_dir)
       interleave_(header.interleave),
       idx_dir_(std::move(idx_dir)) {
   Check(bpf_ >= 1, ErrorCode::kInvalidArgument, "blocksperfile must be >= 1 after validation");
-  if (version_ >= 5) (void)FindGroups(tmpl_);  // reject malformed templates up front
+  // Reject malformed templates up front.
+  if (version_ >= 5) (void)FindGroups(tmpl_);
+  else CheckIntegerTemplate(tmpl_, "filename template");
 }
 
 int64_t BlockFiles::PositionInFile(uint64_t block) const {
@@ -91,15 +94,7 @@ std::string BlockFiles::FilePath(uint64_t block, int64_t time) const {
     size_t pct = tmpl_.find('%');
     std::string prefix = pct == std::string::npos ? tmpl_ : tmpl_.substr(0, pct);
     std::string rest = pct == std::string::npos ? "" : tmpl_.substr(pct);
-    char buf[1024] = {0};
-    if (!rest.empty()) {
-      // Only a single integer conversion is allowed; anything else would be undefined behaviour.
-      size_t conv = rest.find_first_of("dixX", 1);
-      Check(conv != std::string::npos && rest.find('%', 1) == std::string::npos, ErrorCode::kInvalidArgument,
-            "filename template '" + tmpl_ + "' must have one integer conversion");
-      std::snprintf(buf, sizeof buf, rest.c_str(), static_cast<unsigned>(first));
-    }
-    name = prefix + time_.Format(time) + buf;
+    name = prefix + time_.Format(time) + (rest.empty() ? "" : FormatIntegerTemplate(rest, static_cast<int64_t>(first)));
   }
   return ResolveTemplatePath(std::move(name), idx_dir_);
 }

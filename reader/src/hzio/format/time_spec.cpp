@@ -1,33 +1,12 @@
 #include "hzio/format/time_spec.h"
 
 #include <cctype>
-#include <cstdio>
 
+#include "hzio/format/printf_template.h"
 #include "hzio/util/error.h"
 #include "hzio/util/strings.h"
 
 namespace hzio {
-
-namespace {
-
-// Validates a printf template with exactly one %d-like conversion so formatting cannot misbehave.
-void CheckTemplate(const std::string& tmpl) {
-  int conversions = 0;
-  for (size_t i = 0; i < tmpl.size(); ++i) {
-    if (tmpl[i] != '%') continue;
-    if (i + 1 < tmpl.size() && tmpl[i + 1] == '%') { ++i; continue; }
-    size_t j = i + 1;
-    while (j < tmpl.size() && (std::isdigit(static_cast<unsigned char>(tmpl[j])) || tmpl[j] == '-' || tmpl[j] == '0')) ++j;
-    Check(j < tmpl.size() && (tmpl[j] == 'd' || tmpl[j] == 'i' || tmpl[j] == 'x' || tmpl[j] == 'X'),
-          ErrorCode::kInvalidArgument, "time template '" + tmpl + "' must use one %d conversion");
-    ++conversions;
-    i = j;
-  }
-  Check(conversions <= 1, ErrorCode::kInvalidArgument,
-        "time template '" + tmpl + "' has more than one conversion");
-}
-
-}  // namespace
 
 TimeSpec TimeSpec::Parse(const std::string& value) {
   TimeSpec spec;
@@ -57,7 +36,7 @@ TimeSpec TimeSpec::Parse(const std::string& value) {
       spec.ranges.push_back(r);
     }
   }
-  CheckTemplate(spec.tmpl);
+  CheckIntegerTemplate(spec.tmpl, "time template");
   return spec;
 }
 
@@ -65,7 +44,7 @@ TimeSpec TimeSpec::Range(int64_t from, int64_t to, std::string tmpl) {
   TimeSpec spec;
   spec.tmpl = std::move(tmpl);
   spec.ranges.push_back(TimeRange{from, to, 1});
-  CheckTemplate(spec.tmpl);
+  CheckIntegerTemplate(spec.tmpl, "time template");
   return spec;
 }
 
@@ -98,10 +77,7 @@ std::string TimeSpec::ToHeaderValue() const {
 }
 
 std::string TimeSpec::Format(int64_t t) const {
-  if (tmpl.empty()) return "";
-  char buf[512];
-  std::snprintf(buf, sizeof buf, tmpl.c_str(), static_cast<int>(t));
-  return buf;
+  return FormatIntegerTemplate(tmpl, t);
 }
 
 }  // namespace hzio
