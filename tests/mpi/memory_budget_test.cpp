@@ -21,8 +21,10 @@
 #include "hzio/hz/block_layout.h"
 #include "hzio/mpi/collective.h"
 #include "hzio/mpi/file_aggregation.h"
+#include "hzio/mpi/node_share.h"
 #include "hzio/mpi/parallel_reader.h"
 #include "hzio/mpi/parallel_writer.h"
+#include "hzio/mpi/write_rounds.h"
 #include "hzio/util/decomposition.h"
 #include "mpi_test_support.h"
 
@@ -229,8 +231,8 @@ TEST(MemoryBudget, WriterRoundsWriteTheSameFiles) {
   }
 }
 
-// Rounds written on the I/O thread while the next round is encoded (the default with several
-// rounds, within the budget): the same bytes as rounds written one after the other, buffered and
+// Rounds written on the I/O thread while the next round is encoded (IoOverlap::kAlways, within
+// the budget): the same bytes as rounds written one after the other, buffered and
 // durable, raw (shared and whole files) and compressed.
 TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
   ScratchDir dir;
@@ -261,11 +263,11 @@ TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
     WriteOptions options;
     options.memory_budget = c.budget;
     options.sync = c.sync;
-    options.overlap_io = false;
+    options.overlap_io = IoOverlap::kNever;
     const IoStats one_by_one = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(serial + "/visus.idx"), spec,
                                                        DefaultGrid(Ranks(), 3), 1, options);
     EXPECT_FALSE(one_by_one.overlapped);
-    options.overlap_io = true;
+    options.overlap_io = IoOverlap::kAlways;
     const IoStats overlapping = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(overlapped + "/visus.idx"), spec,
                                                         DefaultGrid(Ranks(), 3), 1, options);
     EXPECT_EQ(overlapping.overlapped, c.overlaps);
@@ -275,6 +277,34 @@ TEST(MemoryBudget, OverlappedRoundsWriteTheSameFiles) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (Rank() == 0) ExpectNoProblems(testing::CompareBlockFiles(dir.File(serial), dir.File(overlapped)));
     ++n;
+  }
+}
+
+// The default overlaps where it pays: durable writes, and page-cache writes only where every rank
+// has a CPU to spare (else the copy into the page cache takes the core the encoding needs).
+TEST(MemoryBudget, RoundsOverlapByDefaultWhereItPays) {
+  EXPECT_TRUE(OverlapPays(IoOverlap::kAuto, /*sync=*/true, 1));
+  EXPECT_FALSE(OverlapPays(IoOverlap::kAuto, false, 1));
+  EXPECT_TRUE(OverlapPays(IoOverlap::kAuto, false, 2));
+  EXPECT_FALSE(OverlapPays(IoOverlap::kNever, true, 8));
+  EXPECT_TRUE(OverlapPays(IoOverlap::kAlways, false, 1));
+
+  ScratchDir dir;
+  SyntheticSpec spec;
+  spec.dims = Point{64, 64, 32};
+  spec.bits_per_block = 10;
+  spec.blocks_per_file = 2;
+  int fewest_cpus = CpusPerRank(ThisNode(MPI_COMM_WORLD));
+  MPI_Allreduce(MPI_IN_PLACE, &fewest_cpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  WriteOptions options;
+  options.memory_budget = 128 << 10;  // rounds of whole files, with room for two halves
+  for (const bool sync : {false, true}) {
+    options.sync = sync;
+    const std::string name = sync ? "durable/visus.idx" : "cached/visus.idx";
+    const IoStats stats = testing::WriteSynthetic(MPI_COMM_WORLD, dir.File(name), spec, DefaultGrid(Ranks(), 3), 1, options);
+    EXPECT_GT(stats.rounds, 2);
+    EXPECT_EQ(stats.overlapped, sync || fewest_cpus > 1) << "sync " << sync << ", fewest CPUs " << fewest_cpus;
+    ExpectNoProblems(testing::VerifySerialAllLevels(MPI_COMM_WORLD, dir.File(name)));
   }
 }
 

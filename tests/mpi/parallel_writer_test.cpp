@@ -325,6 +325,7 @@ TEST(ParallelWriter, OverlappedRoundsRefillNoBufferAnotherRankStillWrites) {
   spec.blocks_per_file = 4;
   WriteOptions rounds;
   rounds.memory_budget = 48 << 10;
+  rounds.overlap_io = IoOverlap::kAlways;  // buffered: overlapped by default only with a spare CPU per rank
   const IoStats stats =
       testing::WriteSynthetic(MPI_COMM_WORLD, dir.File("rounds/visus.idx"), spec, DefaultGrid(Ranks(), 3), 1, rounds);
   EXPECT_GT(stats.rounds, 2);

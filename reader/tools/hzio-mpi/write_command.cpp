@@ -41,7 +41,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"dims", "grid", "blocks-per-rank", "fields", "timesteps", "bitsperblock", "blocksperfile",
                    "restructure", "aggregators", "compression", "memory-budget", "threads"},
-                  {"json", "sync", "no-direct-io", "no-overlap", "wait", "pidx-compatible"});
+                  {"json", "sync", "no-direct-io", "no-overlap", "overlap", "wait", "pidx-compatible"});
   Check(args.positional().size() == 1, ErrorCode::kInvalidArgument, "write needs exactly one OUT.idx");
   Check(args.Has("dims"), ErrorCode::kInvalidArgument, "write needs --dims X,Y[,Z]");
   const std::string out = args.positional()[0];
@@ -66,7 +66,10 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.overwrite = true;  // a benchmark/restart tool rewrites its output (the old one stays readable until the commit)
   options.sync = args.Has("sync");
   options.direct_io = !args.Has("no-direct-io");
-  options.overlap_io = !args.Has("no-overlap");
+  Check(!(args.Has("overlap") && args.Has("no-overlap")), ErrorCode::kInvalidArgument,
+        "write takes --overlap or --no-overlap, not both");
+  if (args.Has("overlap")) options.overlap_io = IoOverlap::kAlways;
+  if (args.Has("no-overlap")) options.overlap_io = IoOverlap::kNever;
   options.wait = args.Has("wait");
   options.pidx_compatible = args.Has("pidx-compatible");
   options.encoding_threads = ThreadsOption(args);

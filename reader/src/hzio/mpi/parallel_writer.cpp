@@ -108,6 +108,7 @@ struct ParallelWriter::Agreement {
   std::vector<int64_t> times;                  // their timesteps, sorted
   int64_t local_data_bytes = 0;                // this rank's sample bytes
   int threads = 1;                             // this rank's encoding threads (WriteOptions::encoding_threads)
+  int fewest_cpus = 1;                         // the fewest CPUs any rank has to itself (node_share.h)
 };
 
 ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
@@ -158,9 +159,11 @@ ParallelWriter::Agreement ParallelWriter::AgreeOnInput() const {
   std::vector<int64_t> agreed{hi, lo, -hi, -lo};  // max(h) == -max(-h) iff every rank has the same h
   agreed.insert(agreed.end(), out.extent.v.begin(), out.extent.v.begin() + dims);
   agreed.insert(agreed.end(), registered_flags.begin(), registered_flags.end());
+  agreed.push_back(-CpusPerRank(node));
   agreed.push_back(-budget);  // the smallest budget of any rank holds for all
   agreed = AgreeAndMax(comm_, std::move(agreed), input_error);
   out.budget = -agreed.back();
+  out.fewest_cpus = static_cast<int>(-agreed[agreed.size() - 2]);
   Check(agreed[0] == -agreed[2] && agreed[1] == -agreed[3], ErrorCode::kInvalidArgument,
         "the ranks were given different headers (the header must be the same on every rank)");
   for (int d = 0; d < dims; ++d) out.extent[d] = agreed[4 + static_cast<size_t>(d)];
@@ -234,8 +237,8 @@ IoStats ParallelWriter::Write() {
   const Agreement agreed = AgreeOnInput();
   const CellPlan cells(header_, ImposedGrid::ChooseCellSize(options_.restructure, agreed.extent, header_.bitmask), ranks,
                        agreed.threads);
-  const WriteRounds rounds =
-      PlanWriteRounds(header_, options_.aggregators, ranks, agreed.budget, agreed.times.size(), options_.overlap_io);
+  const WriteRounds rounds = PlanWriteRounds(header_, options_.aggregators, ranks, agreed.budget, agreed.times.size(),
+                                             OverlapPays(options_.overlap_io, options_.sync, agreed.fewest_cpus));
   std::optional<DatasetTransaction> txn;  // before the pipeline: it outlives the writes in flight
   const BlockFiles files = OpenTransaction(txn);
 

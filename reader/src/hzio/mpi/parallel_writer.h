@@ -50,6 +50,17 @@ namespace hzio::mpi {
 
 struct CellPlan;
 
+/// Whether a write of several rounds writes round r's files on an I/O thread while round r+1 is
+/// encoded (write_rounds.h).
+enum class IoOverlap {
+  kAuto,    // where it pays: durable writes (the I/O thread waits on the disk), or when every rank has
+            // more than one CPU of its own. A page-cache write is a memory copy: beside the encoding on a
+            // rank's only core it takes that core (512^3 float32, 2 ranks on 2 cores: 0.35 s against
+            // 0.30 s one round after the other, bench/mpi/RESULTS.md)
+  kAlways,  // whenever there are rounds and the budget holds two halves
+  kNever,   // one round after the other
+};
+
 struct WriteOptions {
   RestructureSpec restructure;
   int64_t aggregators = 0;  // 0 = one per rank; never more than ranks or files per timestep
@@ -67,8 +78,9 @@ struct WriteOptions {
   WindowKind windows = WindowKind::kNodeShared;  // aggregator memory (aggregation_window.h)
   int64_t memory_budget = 0;  // bytes of aggregator buffer per rank (the minimum over ranks counts);
                               // 0 = AggregationWindow::DefaultBudget (256 MiB). Larger timesteps go in rounds.
-  bool overlap_io = true;     // with more than one round: write round r's files on an I/O thread while
-                              // round r+1 is encoded (the budget then holds two half-size buffers)
+  IoOverlap overlap_io = IoOverlap::kAuto;  // with more than one round: write round r's files on an I/O
+                                           // thread while round r+1 is encoded (the budget then holds
+                                           // two half-size buffers)
   int encoding_threads = 0;   // threads that HZ-encode this rank's cells where it stores into the aggregators'
                               // memory itself (no puts): 0 = the CPUs this rank has to itself (node_share.h: 1
                               // where each rank is bound to a core, as Open MPI binds up to 2 ranks by default);

@@ -58,6 +58,15 @@ int64_t BufferLead(const IdxHeader& header, const FileAggregation& plan) {
 
 }  // namespace
 
+bool OverlapPays(IoOverlap option, bool sync, int fewest_cpus) {
+  switch (option) {
+    case IoOverlap::kAlways: return true;
+    case IoOverlap::kNever: return false;
+    case IoOverlap::kAuto: break;
+  }
+  return sync || fewest_cpus > 1;
+}
+
 WriteRounds PlanWriteRounds(const IdxHeader& header, int64_t requested, int ranks, int64_t budget, size_t timesteps,
                             bool overlap_io) {
   WriteRounds out;

@@ -48,6 +48,11 @@ struct WriteRounds {
   int halves() const { return overlap ? 2 : 1; }
 };
 
+/// Whether rounds write their files while the next round is encoded. IoOverlap::kAuto: for durable
+/// writes, where the I/O thread mostly waits on the disk, and where every rank has more than one CPU
+/// to itself (`fewest_cpus`, CpusPerRank's least over the ranks), one its writes leave idle.
+bool OverlapPays(IoOverlap option, bool sync, int fewest_cpus);
+
 /// Pure (every rank computes the same): the rounds of a timestep under `budget` bytes of
 /// aggregator buffer per rank, for `timesteps` timesteps. One round when the timestep's buffers
 /// fit the budget; with `overlap_io` and more than one round in all (or a timestep cut into a few
