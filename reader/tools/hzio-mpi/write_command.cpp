@@ -67,7 +67,7 @@ int RunWrite(MPI_Comm comm, int argc, char** argv) {
   options.sync = args.Has("sync");
   options.direct_io = !args.Has("no-direct-io");
   Check(!(args.Has("overlap") && args.Has("no-overlap")), ErrorCode::kInvalidArgument,
-        "write takes --overlap or --no-overlap, not both");
+        "give --overlap or --no-overlap, not both");
   if (args.Has("overlap")) options.overlap_io = IoOverlap::kAlways;
   if (args.Has("no-overlap")) options.overlap_io = IoOverlap::kNever;
   options.wait = args.Has("wait");
