@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
 #include "hzio/format/printf_template.h"
 #include "hzio/util/error.h"

@@ -274,11 +274,15 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
   std::vector<Cursor> cursors = LevelCursors(z);
   // Level t's piece of tile i is [RunStart(z, t) + i·n_t, + n_t) with n_t = 2^(k-t-1): the tiles
   // whose piece meets the range form one interval per level; a tile in none of them is not read.
+  // The in-tile levels asked for (`levels`) are also those a staged tile copies the rows of (a round
+  // of the parallel writer: only the rows of its levels).
   const uint64_t tiles = uint64_t{1} << (bits_ - k);
   std::vector<std::pair<uint64_t, uint64_t>> wanted_tiles;  // [first, end) per level that has any
+  uint32_t levels = 0;
   for (int t = 0; t < k; ++t) {
     const uint64_t start = RunStart(z, t), length = static_cast<uint64_t>(RunLength(t)), piece = uint64_t{1} << (k - t - 1);
     if (!range.Meets(start, static_cast<int64_t>(length))) continue;
+    levels |= uint32_t{1} << t;
     const uint64_t lo = range.begin > start ? (range.begin - start) / piece : 0;
     const uint64_t hi = (std::min(range.end - start, length) + piece - 1) / piece;
     wanted_tiles.emplace_back(lo, std::min(hi, tiles));
@@ -288,11 +292,6 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
       if (tile >= lo && tile < hi) return true;
     return false;
   };
-  // The in-tile levels asked for: a staged tile copies only their rows (a round of the parallel
-  // writer, only the rows of its levels).
-  uint32_t levels = 0;
-  for (int t = 0; t < k; ++t)
-    if (range.Meets(RunStart(z, t), RunLength(t))) levels |= uint32_t{1} << t;
   alignas(64) uint8_t staged[kTileBytes];
   const uint32_t* const tile_table = staged_ ? staged_table_.data() : tile_table_.data();
   ForEachTile(at_origin, false, wanted, [&](uint64_t tile, int64_t base) {
