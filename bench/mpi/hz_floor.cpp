@@ -1,5 +1,7 @@
 #include "hz_floor.h"
 
+#include <algorithm>
+#include <bit>
 #include <numeric>
 #include <stdexcept>
 
@@ -21,40 +23,55 @@ hzio::BoxEncoder EncoderFor(const S3dCase& c) {
   return hzio::BoxEncoder(h.bitmask, size);
 }
 
-// Encodes `data` (row-major over the case's box) into `out`, runs back to back; `runs` gets each
-// run's first sample and length.
-void EncodeInto(const hzio::BoxEncoder& encoder, const S3dCase& c, const uint8_t* data, int64_t sb, uint8_t* out,
-                std::vector<std::pair<int64_t, int64_t>>* runs = nullptr) {
-  int64_t at = 0;
-  encoder.Encode(c.mine, data, sb, c.domain, [&](uint64_t, int64_t count) {
-    const hzio::RunSpan d{out + at * sb, count};
-    if (runs) runs->emplace_back(at, count);
-    at += count;
-    return d;
+}  // namespace
+
+// Encodes `data` (row-major over the case's box) into `out`: each hz run at its place (places_;
+// the encoder hands out pieces of runs in any order).
+void HzFloor::EncodeInto(const hzio::BoxEncoder& encoder, const uint8_t* data, int64_t sb, uint8_t* out) const {
+  encoder.Encode(case_.mine, data, sb, case_.domain, [&](uint64_t hz, int64_t count) {
+    const auto at = std::upper_bound(places_.begin(), places_.end(), hz,
+                                     [](uint64_t h, const RunPlace& p) { return h < p.hz; }) - 1;
+    const int64_t offset = static_cast<int64_t>(hz - at->hz);
+    return hzio::RunSpan{out + (at->first + offset) * sb, std::min(count, at->count - offset)};
   });
 }
-
-}  // namespace
 
 HzFloor::HzFloor(const S3dCase& c) : case_(c) {
   const hzio::BoxEncoder encoder = EncoderFor(c);
   std::vector<uint32_t> index(static_cast<size_t>(c.mine.Size().Product()));
   if (index.size() > (uint64_t{1} << 32)) throw std::runtime_error("hz floor: a box of more than 2^32 samples");
   std::iota(index.begin(), index.end(), uint32_t{0});
+  const auto* const data = reinterpret_cast<const uint8_t*>(index.data());
+  // The box's hz runs: the pieces the encoder hands out (every span skipped), merged within each
+  // level (the runs of two levels may touch; a run of one level keeps its scatter's groups).
+  std::vector<std::pair<uint64_t, int64_t>> pieces;
+  encoder.Encode(c.mine, data, 4, c.domain, [&](uint64_t hz, int64_t count) {
+    pieces.emplace_back(hz, count);
+    return hzio::RunSpan{nullptr, count};
+  });
+  std::sort(pieces.begin(), pieces.end());
+  int64_t at = 0;
+  for (const auto& [hz, count] : pieces) {
+    if (!places_.empty() && places_.back().hz + static_cast<uint64_t>(places_.back().count) == hz &&
+        std::bit_width(places_.back().hz) == std::bit_width(hz))
+      places_.back().count += count;
+    else
+      places_.push_back(RunPlace{hz, at, count});
+    at += count;
+  }
+  if (at != c.mine.Size().Product()) throw std::runtime_error("hz floor: the encoder's runs do not cover the box");
   std::vector<uint32_t> order(index.size());  // order[k]: row-major index of the k-th encoded sample
-  std::vector<std::pair<int64_t, int64_t>> runs;
-  EncodeInto(encoder, c, reinterpret_cast<const uint8_t*>(index.data()), 4, reinterpret_cast<uint8_t*>(order.data()),
-             &runs);
+  EncodeInto(encoder, data, 4, reinterpret_cast<uint8_t*>(order.data()));
   index = {};
-  for (const auto& [first, count] : runs)
-    runs_.push_back(Run{first, hzio::BlockScatter(std::vector<uint32_t>(order.begin() + first, order.begin() + first + count))});
+  for (const RunPlace& p : places_)
+    runs_.push_back(Run{p.first, hzio::BlockScatter(std::vector<uint32_t>(order.begin() + p.first, order.begin() + p.first + p.count))});
   for (const auto& d : c.data) encoded_.emplace_back(d.size(), uint8_t{0x5A});
 }
 
 void HzFloor::Write(const std::string& dir) {
   const hzio::BoxEncoder encoder = EncoderFor(case_);  // as a writer would build it per call
   for (size_t f = 0; f < case_.fields.size(); ++f)
-    EncodeInto(encoder, case_, case_.data[f].data(), case_.fields[f].dtype.SampleBytes(), encoded_[f].data());
+    EncodeInto(encoder, case_.data[f].data(), case_.fields[f].dtype.SampleBytes(), encoded_[f].data());
   WriteOwnFile(FloorFile(dir, case_.rank), encoded_, case_.durable);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hzio/hz/box_encoder.h"
 #include "hzio/hz/unit_scatter.h"
 #include "s3d_case.h"
 
@@ -32,7 +33,14 @@ class HzFloor {
     int64_t first;
     hzio::BlockScatter scatter;
   };
+  // Where each hz run of the box goes among the encoded samples (the runs back to back, in hz order).
+  struct RunPlace {
+    uint64_t hz;
+    int64_t first, count;
+  };
+  void EncodeInto(const hzio::BoxEncoder& encoder, const uint8_t* data, int64_t sb, uint8_t* out) const;
   const S3dCase& case_;
+  std::vector<RunPlace> places_;  // ascending hz
   std::vector<Run> runs_;
   std::vector<std::vector<uint8_t>> encoded_;   // per field, pre-touched
 };

@@ -210,12 +210,15 @@ TEST(SubtreeCoder, DecodeRestoresTheClipAndNeedsOnlyItsRuns) {
 }
 
 // A tile whose rows are contiguous and whole cache lines is encoded through a copy of the rows the
-// range needs; an array whose samples sit every other slot (a field interleaved with another) is
-// encoded in place. Both must hand out the same samples at the same addresses, for every range (a
-// writer's round: one level, a level and a half, the rest) — 4- and 8-byte samples with rows of 64
-// and 256 bytes, and 2-byte samples whose 16-byte rows are never copied.
+// range needs (of a slab of tiles side by side along x, where the subtree has several); an array
+// whose samples sit every other slot (a field interleaved with another) is encoded in place. Both
+// must hand out the same samples at the same addresses, for every range (a writer's round: one
+// level, a level and a half, the rest) — 4- and 8-byte samples with rows of 64 and 256 bytes, in
+// one tile and in slabs of 4 tiles (64^3 float32, 256^2 float64), and 2-byte samples whose 16-byte
+// rows are never copied.
 TEST(SubtreeCoder, StagedAndInPlaceEncodingsAgree) {
-  for (const Case& c : std::vector<Case>{{"V012012012012", 0, 4}, {"V0101010101", 0, 8}, {"V210210210", 0, 2}}) {
+  for (const Case& c : std::vector<Case>{{"V012012012012", 0, 4}, {"V0101010101", 0, 8}, {"V210210210", 0, 2},
+                                         {"V012012012012012012", 0, 4}, {"V0101010101010101", 0, 8}}) {
     SCOPED_TRACE(c.bitmask);
     const Bitmask bm = Bitmask::Parse(c.bitmask);
     const int level = bm.maxh();

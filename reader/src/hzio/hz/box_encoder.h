@@ -38,13 +38,12 @@ class BoxEncoder {
   static int SplitFor(int threads);
 
   /// Encodes `data` (row-major over `box`, `sample_bytes` per sample) into `sink`, which is called
-  /// with (hz, count) for the rest of a run and returns memory for its first n samples (a span with
-  /// null data skips them). Subtrees with no sample in `keep` (the dataset box) are skipped, and
-  /// only the samples whose hz is in `range` are read and handed out (the parallel writer's round:
-  /// a round costs what it holds, SubtreeCoder::Encode). With `pool`, the subtrees are encoded by
-  /// its threads and the caller's at once: `sink` must then be safe to call from several threads
-  /// (calls for one run still come in hz order, from one thread). Throws kInternal if `box` is not
-  /// an aligned cell of this size.
+  /// with (hz, count) for a piece of a run, in any order (RunResolver), and returns memory for its
+  /// first n samples (a span with null data skips them). Subtrees with no sample in `keep` (the
+  /// dataset box) are skipped, and only the samples whose hz is in `range` are read and handed out
+  /// (the parallel writer's round: a round costs what it holds, SubtreeCoder::Encode). With `pool`,
+  /// the subtrees are encoded by its threads and the caller's at once: `sink` must then be safe to
+  /// call from several threads. Throws kInternal if `box` is not an aligned cell of this size.
   void Encode(const Box& box, const uint8_t* data, int64_t sample_bytes, const Box& keep, const RunResolver& sink,
               const HzRange& range = {}, ThreadPool* pool = nullptr) const;
 

@@ -19,6 +19,13 @@ namespace {
 // and no row measured slower (bench/mpi/RESULTS.md, "tiles of 32 KiB").
 constexpr int64_t kTileBytes = int64_t{32} << 10;
 constexpr int64_t kCacheLineBytes = 64;
+// Encode copies the rows of a slab of tiles side by side along x (of every tile at once) up to this
+// size: about the L2 cache of a core. Rows of 512 bytes and more stream from memory at copy speed,
+// where one tile's rows of 64 bytes, 2 KiB apart on 32 planes, cost a memory latency each: one
+// 512^3 float32 cell 0.141 -> 0.096 s in one pass, 0.201 -> 0.100 s in the writer's eight rounds;
+// slabs of 256 KiB to 16 MiB alike, of 64 KiB (rows of 128 bytes) no faster than single tiles
+// (bench/mpi/RESULTS.md, "slabs of tiles").
+constexpr int64_t kSlabBytes = int64_t{1} << 20;
 
 // Asks for the cache lines of a tile's rows ahead of use: a tile's samples are gathered (scattered)
 // in Z order across all its rows at once, which no hardware prefetcher predicts, so without this
@@ -35,27 +42,27 @@ void PrefetchRows(const uint8_t* base, const std::vector<int64_t>& rows, int64_t
   }
 }
 
-// Copies the rows of a tile that hold samples of `levels` (bit t: in-tile level t; `row_levels` per
-// row, byte offsets `rows`, `row_bytes` each) to `staged`, row r at r · row_bytes. A size known at
-// compile time is a few vector moves; a memcpy call per 64-byte row costs about as much as the
-// gather it serves.
+// Copies the rows of a slab (from `first`, its first tile's first sample) that hold samples of
+// `levels` (bit t: in-tile level t; `row_levels` per row, byte offsets `rows` of a tile's rows,
+// `row_bytes` each) to `staged`, row r at r · row_bytes. A size known at compile time is a few
+// vector moves; a memcpy call per 64-byte row costs about as much as the gather it serves.
 template <size_t kRowBytes>
-void StageRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
+void StageRows(const uint8_t* first, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
                int64_t row_bytes, uint8_t* staged) {
   for (size_t r = 0; r < rows.size(); ++r) {
     if (!(row_levels[r] & levels)) continue;
-    if constexpr (kRowBytes > 0) std::memcpy(staged + r * kRowBytes, tile + rows[r], kRowBytes);
-    else std::memcpy(staged + static_cast<int64_t>(r) * row_bytes, tile + rows[r], static_cast<size_t>(row_bytes));
+    if constexpr (kRowBytes > 0) std::memcpy(staged + r * kRowBytes, first + rows[r], kRowBytes);
+    else std::memcpy(staged + static_cast<int64_t>(r) * row_bytes, first + rows[r], static_cast<size_t>(row_bytes));
   }
 }
 
-void StageAnyRows(const uint8_t* tile, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
+void StageAnyRows(const uint8_t* first, const std::vector<int64_t>& rows, const uint32_t* row_levels, uint32_t levels,
                   int64_t row_bytes, uint8_t* staged) {
   switch (row_bytes) {
-    case 64: return StageRows<64>(tile, rows, row_levels, levels, row_bytes, staged);
-    case 128: return StageRows<128>(tile, rows, row_levels, levels, row_bytes, staged);
-    case 256: return StageRows<256>(tile, rows, row_levels, levels, row_bytes, staged);
-    default: return StageRows<0>(tile, rows, row_levels, levels, row_bytes, staged);
+    case 64: return StageRows<64>(first, rows, row_levels, levels, row_bytes, staged);
+    case 128: return StageRows<128>(first, rows, row_levels, levels, row_bytes, staged);
+    case 256: return StageRows<256>(first, rows, row_levels, levels, row_bytes, staged);
+    default: return StageRows<0>(first, rows, row_levels, levels, row_bytes, staged);
   }
 }
 
@@ -167,20 +174,30 @@ SubtreeCoder::SubtreeCoder(const Bitmask& bitmask, int level, int bits, const Po
     if (row_start) tile_rows_.push_back(offset * sample_bytes);
   }
   std::sort(tile_rows_.begin(), tile_rows_.end());  // address order: a copy the prefetchers follow
-  // Rows of whole cache lines are copied (see the header); narrower rows encoded in rounds were
-  // slower through a copy (bench/mpi/RESULTS.md, "the tile's rows staged").
   static_assert(kTileBytes < int64_t{1} << 32, "a tile's levels are bits of a 32-bit mask (k < 32)");
-  staged_ = k > 0 && strides[0] == 1 && tile_row_bytes_ >= kCacheLineBytes;
-  if (staged_) {
-    staged_table_.assign(tile, 0);
-    row_levels_.assign(tile_rows_.size(), 0);
-    for (size_t m = 1; m < tile; ++m) {
-      const int64_t x = tile_points_[m * static_cast<size_t>(n)];  // its place in its row (axis 0, stride 1)
-      const int64_t start = (static_cast<int64_t>(tile_table_[m]) - x) * sample_bytes;
-      const size_t row = static_cast<size_t>(std::lower_bound(tile_rows_.begin(), tile_rows_.end(), start) - tile_rows_.begin());
-      staged_table_[m] = static_cast<uint32_t>(static_cast<int64_t>(row) * tile_extent_[0] + x);
-      row_levels_[row] |= uint32_t{1} << (static_cast<size_t>(k) - std::bit_width(m));  // level t = k - bit_width(m)
-    }
+  if (k == 0 || strides[0] != 1) return;  // rows not contiguous: gathered in place
+  // The slab: the tiles that differ only in the lowest tile-index bits of axis 0, as many as fit
+  // kSlabBytes; their rows lie side by side in the array, so a slab row is one contiguous copy.
+  for (int j = 0; j < bits - k; ++j) {
+    if (axis_[static_cast<size_t>(k + j)] != 0) continue;
+    if ((static_cast<int64_t>(tile_rows_.size()) * tile_row_bytes_ << (slab_bits_.size() + 1)) > kSlabBytes) break;
+    slab_bits_.push_back(j);
+    slab_mask_ |= uint64_t{1} << j;
+  }
+  slab_row_bytes_ = tile_row_bytes_ << slab_bits_.size();
+  // Slab rows of whole cache lines are copied (see the header); narrower ones (a subtree only a few
+  // samples wide) were slower through a copy (bench/mpi/RESULTS.md, "the tile's rows staged").
+  staged_ = slab_row_bytes_ >= kCacheLineBytes;
+  if (!staged_) return;
+  const int64_t slab_row_samples = slab_row_bytes_ / sample_bytes;
+  slab_table_.assign(tile, 0);
+  row_levels_.assign(tile_rows_.size(), 0);
+  for (size_t m = 1; m < tile; ++m) {
+    const int64_t x = tile_points_[m * static_cast<size_t>(n)];  // its place in its row (axis 0, stride 1)
+    const int64_t start = (static_cast<int64_t>(tile_table_[m]) - x) * sample_bytes;
+    const size_t row = static_cast<size_t>(std::lower_bound(tile_rows_.begin(), tile_rows_.end(), start) - tile_rows_.begin());
+    slab_table_[m] = static_cast<uint32_t>(static_cast<int64_t>(row) * slab_row_samples + x);
+    row_levels_[row] |= uint32_t{1} << (static_cast<size_t>(k) - std::bit_width(m));  // level t = k - bit_width(m)
   }
 }
 
@@ -264,6 +281,26 @@ bool SubtreeCoder::Meets(uint64_t z, const HzRange& range) const {
   return false;
 }
 
+namespace {
+
+// Hands the samples [hz, hz + count) of one run that lie in `range` to `sink`, span by span:
+// fn(memory, n, first) for each span it gives memory for (`first`: index of the span's first
+// sample among the count); skipped spans are passed over.
+template <class Fn>
+void Emit(uint64_t hz, int64_t count, const HzRange& range, const RunResolver& sink, Fn&& fn) {
+  const uint64_t end = std::min(hz + static_cast<uint64_t>(count), range.end);
+  for (uint64_t at = std::max(hz, range.begin); at < end;) {
+    const RunSpan s = sink(at, static_cast<int64_t>(end - at));
+    if (s.count < 1 || static_cast<uint64_t>(s.count) > end - at)  // the message only when it fails
+      throw Error(ErrorCode::kInternal, "HZ coding: the resolver returned " + std::to_string(s.count) +
+                                            " samples for a run of " + std::to_string(end - at));
+    if (s.data) fn(s.data, s.count, static_cast<int64_t>(at - hz));
+    at += static_cast<uint64_t>(s.count);
+  }
+}
+
+}  // namespace
+
 void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const RunResolver& sink,
                           const HzRange& range) const {
   const int k = tile_bits_;
@@ -271,11 +308,10 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
   const SampleKernel kernel = GatherKernel(sb);
   const uint64_t z = SubtreeZ(origin);
   if (!Meets(z, range)) return;
-  std::vector<Cursor> cursors = LevelCursors(z);
   // Level t's piece of tile i is [RunStart(z, t) + i·n_t, + n_t) with n_t = 2^(k-t-1): the tiles
   // whose piece meets the range form one interval per level; a tile in none of them is not read.
-  // The in-tile levels asked for (`levels`) are also those a staged tile copies the rows of (a round
-  // of the parallel writer: only the rows of its levels).
+  // The in-tile levels asked for (`levels`) are also those a staged slab copies the rows of (a
+  // round of the parallel writer: only the rows of its levels).
   const uint64_t tiles = uint64_t{1} << (bits_ - k);
   std::vector<std::pair<uint64_t, uint64_t>> wanted_tiles;  // [first, end) per level that has any
   uint32_t levels = 0;
@@ -292,38 +328,52 @@ void SubtreeCoder::Encode(const Point& origin, const uint8_t* at_origin, const R
       if (tile >= lo && tile < hi) return true;
     return false;
   };
-  alignas(64) uint8_t staged[kTileBytes];
-  const uint32_t* const tile_table = staged_ ? staged_table_.data() : tile_table_.data();
-  ForEachTile(at_origin, false, wanted, [&](uint64_t tile, int64_t base) {
-    const uint8_t* src = at_origin + base * sb;
-    const bool read = wanted(tile);
-    if (read && staged_) {
-      StageAnyRows(src, tile_rows_, row_levels_.data(), levels, tile_row_bytes_, staged);
-      src = staged;
-    }
+  // A tile's pieces, gathered from `src` (the tile's first sample) through `table`.
+  const auto encode_tile = [&](uint64_t tile, const uint8_t* src, const uint32_t* table) {
     for (int t = 0; t < k; ++t) {
       const int64_t n = int64_t{1} << (k - t - 1);
-      if (!read) {  // every piece outside the range: move the cursor on, nothing asked or read
-        cursors[static_cast<size_t>(t)].Take(n, sb, sink, range, [](uint8_t*, int64_t, int64_t) {});
-        continue;
-      }
-      const uint32_t* table = tile_table + n;
-      cursors[static_cast<size_t>(t)].Take(n, sb, sink, range, [&](uint8_t* out, int64_t m, int64_t first) {
-        Gather(out, src, table + first, m, sb, kernel);
+      Emit(RunStart(z, t) + tile * static_cast<uint64_t>(n), n, range, sink, [&](uint8_t* out, int64_t m, int64_t first) {
+        Gather(out, src, table + n + first, m, sb, kernel);
       });
     }
-  });
+  };
+  if (staged_) {
+    // Slab by slab: its rows copied side by side (contiguous reads), then its tiles gathered from
+    // the copy; the slabs' tiles are handed out in this order, not in hz order.
+    thread_local std::vector<uint8_t> slab;
+    slab.resize(static_cast<size_t>(slab_row_bytes_) * tile_rows_.size());
+    const uint64_t slab_tiles = uint64_t{1} << slab_bits_.size();
+    const auto tile_of = [&](uint64_t first, uint64_t c) {  // c's bits deposited at the slab's bits
+      for (size_t i = 0; i < slab_bits_.size(); ++i)
+        if ((c >> i) & 1) first |= uint64_t{1} << slab_bits_[i];
+      return first;
+    };
+    for (uint64_t first = 0; first < tiles; ++first) {
+      if (first & slab_mask_) continue;
+      bool read = false;
+      for (uint64_t c = 0; c < slab_tiles && !read; ++c) read = wanted(tile_of(first, c));
+      if (!read) continue;
+      StageAnyRows(at_origin + CoarseOffset(first << k) * sb, tile_rows_, row_levels_.data(), levels, slab_row_bytes_,
+                   slab.data());
+      for (uint64_t c = 0; c < slab_tiles; ++c) {
+        const uint64_t tile = tile_of(first, c);
+        if (wanted(tile)) encode_tile(tile, slab.data() + static_cast<int64_t>(c) * tile_row_bytes_, slab_table_.data());
+      }
+    }
+  } else {
+    ForEachTile(at_origin, false, wanted, [&](uint64_t tile, int64_t base) {
+      if (wanted(tile)) encode_tile(tile, at_origin + base * sb, tile_table_.data());
+    });
+  }
   // The coarse levels: the tiles' roots, local Z (2j+1)·2^t for level t >= k.
   for (int t = k; t < bits_; ++t)
-    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, sink, range, [&](uint8_t* out, int64_t m, int64_t first) {
+    Emit(RunStart(z, t), RunLength(t), range, sink, [&](uint8_t* out, int64_t m, int64_t first) {
       for (int64_t j = 0; j < m; ++j) {
         const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
         std::memcpy(out + j * sb, at_origin + CoarseOffset(local) * sb, static_cast<size_t>(sb));
       }
     });
-  Cursor root{RootHz(z), 1};
-  root.Take(1, sb, sink, range,
-            [&](uint8_t* out, int64_t, int64_t) { std::memcpy(out, at_origin, static_cast<size_t>(sb)); });
+  Emit(RootHz(z), 1, range, sink, [&](uint8_t* out, int64_t, int64_t) { std::memcpy(out, at_origin, static_cast<size_t>(sb)); });
 }
 
 void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& clip, const RunResolver& source) const {
