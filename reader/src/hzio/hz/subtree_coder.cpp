@@ -22,7 +22,7 @@ constexpr int64_t kCacheLineBytes = 64;
 // Encode copies the rows of a slab of tiles side by side along x (of every tile at once) up to this
 // size: about the L2 cache of a core. Rows of 512 bytes and more stream from memory at copy speed,
 // where one tile's rows of 64 bytes, 2 KiB apart on 32 planes, cost a memory latency each: one
-// 512^3 float32 cell 0.141 -> 0.096 s in one pass, 0.201 -> 0.100 s in the writer's eight rounds;
+// 512^3 float32 cell 0.141 -> 0.101 s in one pass, 0.201 -> 0.106 s in the writer's eight rounds;
 // slabs of 256 KiB to 16 MiB alike, of 64 KiB (rows of 128 bytes) no faster than single tiles
 // (bench/mpi/RESULTS.md, "slabs of tiles").
 constexpr int64_t kSlabBytes = int64_t{1} << 20;

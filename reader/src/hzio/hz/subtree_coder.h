@@ -9,11 +9,11 @@
 /// piece to each of its k finest levels' runs. So every source cache line and page is loaded once
 /// per tile, however large the array (the former per-level sweep over the whole subtree re-read it
 /// once per level and missed the TLB on every plane). The tiles' roots, 1/2^k of the samples, make
-/// up the coarser levels. Where a tile's rows are contiguous whole cache lines, Encode copies the
-/// rows it needs of a slab of tiles side by side along x (up to 1 MiB) into a buffer of their own
-/// first, and gathers each tile from there: the copy reads long rows at memory speed, where a
-/// tile's own 64-byte rows, a power of two apart, cost a memory latency each and fell into the same
-/// few cache sets (one 512³ float32 cell: 0.25 → 0.15 → 0.096 s in one pass, 0.20 → 0.10 s in
+/// up the coarser levels. Where the array's rows are contiguous, Encode copies the rows it needs of
+/// a slab of tiles side by side along x (up to 1 MiB; rows of whole cache lines) into a buffer of
+/// their own first, and gathers each tile from there: the copy reads long rows at memory speed,
+/// where a tile's own short rows, a power of two apart, cost a memory latency each and fell into the
+/// same few cache sets (one 512³ float32 cell: 0.25 → 0.15 → 0.10 s in one pass, 0.20 → 0.11 s in
 /// the writer's eight rounds). No MPI: the parallel writer encodes its cells with it, the parallel
 /// reader decodes its boxes, the benchmarks' HZ floor both.
 #pragma once
