@@ -14,8 +14,8 @@
 /// their own first, and gathers each tile from there: the copy reads long rows at memory speed,
 /// where a tile's own short rows, a power of two apart, cost a memory latency each and fell into the
 /// same few cache sets (one 512³ float32 cell: 0.25 → 0.15 → 0.10 s in one pass, 0.20 → 0.11 s in
-/// the writer's eight rounds). No MPI: the parallel writer encodes its cells with it, the parallel
-/// reader decodes its boxes, the benchmarks' HZ floor both.
+/// the writer's eight rounds). No MPI: the parallel writer encodes its cells with it, the benchmarks'
+/// HZ floor its box (both read with hz/unit_scatter.h; Decode has no caller but its tests).
 #pragma once
 
 #include <cstdint>
