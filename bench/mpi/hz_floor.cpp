@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <numeric>
 #include <stdexcept>
 
@@ -63,8 +64,13 @@ HzFloor::HzFloor(const S3dCase& c) : case_(c) {
   std::vector<uint32_t> order(index.size());  // order[k]: row-major index of the k-th encoded sample
   EncodeInto(encoder, data, 4, reinterpret_cast<uint8_t*>(order.data()));
   index = {};
+  // One scatter per run for every field: its groups sized for the smallest samples (the larger
+  // ones, beyond BlockScatter::kMaxGroupedSampleBytes, go sample by sample anyway).
+  int64_t sb = INT64_MAX;
+  for (const auto& f : c.fields) sb = std::min(sb, f.dtype.SampleBytes());
   for (const RunPlace& p : places_)
-    runs_.push_back(Run{p.first, hzio::BlockScatter(std::vector<uint32_t>(order.begin() + p.first, order.begin() + p.first + p.count))});
+    runs_.push_back(
+        Run{p.first, hzio::BlockScatter(std::vector<uint32_t>(order.begin() + p.first, order.begin() + p.first + p.count), sb)});
   for (const auto& d : c.data) encoded_.emplace_back(d.size(), uint8_t{0x5A});
 }
 

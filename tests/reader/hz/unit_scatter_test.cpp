@@ -92,7 +92,7 @@ TEST(UnitScatter, EverySampleSizeIsCopiedWhole) {
 // BlockScatter places every sample where ScatterSamples does (checked against the grid above), for
 // every level, destination step and sample size (with a kernel of its own or not), and writes
 // nothing else; every level of these layouts but block 0's goes in groups (all of a block's samples
-// when it has fewer than kGroup).
+// when it has fewer than GroupFor gives).
 TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
   const LayoutCase cases[] = {{"V012012012", 4},  {"V0120120120120122", 10}, {"V0011012", 3},
                               {"V21021021", 6},   {"V01010101", 5},          {"V012012012012", 11}};
@@ -109,10 +109,10 @@ TEST(UnitScatter, BlockScatterPlacesWhatTheSampleScatterPlaces) {
             count[d] = (g.count[d] - 1) * step[d] + 1 + 3;  // 3 samples of margin past the block
           }
           std::vector<uint32_t> offsets = BlockScatterOffsets(layout, level, step, count);
-          const BlockScatter scatter(offsets);
+          const BlockScatter scatter(offsets, sb);
           if (level > c.bits_per_block)  // block 0 holds several levels: its groups are not alike
-            EXPECT_EQ(scatter.group(), std::min<int64_t>(BlockScatter::kGroup, layout.samples_per_block()))
-                << c.bitmask << " level " << level;
+            EXPECT_EQ(scatter.group(), std::min<int64_t>(BlockScatter::GroupFor(sb), layout.samples_per_block()))
+                << c.bitmask << " level " << level << " sample bytes " << sb;
           std::vector<uint8_t> src(offsets.size() * static_cast<size_t>(sb));
           for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + i / 256 + 7);
           const size_t dst_bytes = static_cast<size_t>(count.Product() * sb);
@@ -140,7 +140,7 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
       {{7, 9, 8}, 0},                     // no power of two divides 3
   };
   for (const Case& c : cases) {
-    const BlockScatter scatter(c.offsets);
+    const BlockScatter scatter(c.offsets, 4);
     EXPECT_EQ(scatter.group(), c.group);
     for (const int64_t sb : {4, 5}) {
       const uint32_t last = *std::max_element(c.offsets.begin(), c.offsets.end());
@@ -157,8 +157,19 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
 }
 
 TEST(UnitScatter, BlockScatterOfNoOffsetsIsEmpty) {
-  EXPECT_TRUE(BlockScatter({}).empty());
-  EXPECT_FALSE(BlockScatter({1, 0}).empty());
+  EXPECT_TRUE(BlockScatter({}, 4).empty());
+  EXPECT_FALSE(BlockScatter({1, 0}, 4).empty());
+}
+
+// Groups hold 2 KiB of samples: 512 float32, 256 float64, and 128 of 16 bytes and of anything
+// larger; a power of two for any size.
+TEST(UnitScatter, GroupsHoldTwoKibOfSamples) {
+  EXPECT_EQ(BlockScatter::GroupFor(1), 2048);
+  EXPECT_EQ(BlockScatter::GroupFor(3), 512);
+  EXPECT_EQ(BlockScatter::GroupFor(4), 512);
+  EXPECT_EQ(BlockScatter::GroupFor(8), 256);
+  EXPECT_EQ(BlockScatter::GroupFor(16), 128);
+  EXPECT_EQ(BlockScatter::GroupFor(88), 128);
 }
 
 }  // namespace

@@ -28,8 +28,16 @@ bool LaidOutAlike(const std::vector<uint32_t>& offsets, size_t group) {
 
 }  // namespace
 
-BlockScatter::BlockScatter(std::vector<uint32_t> offsets) : offsets_(std::move(offsets)) {
-  for (size_t group = kGroup; group >= 2; group /= 2) {
+int BlockScatter::GroupFor(int64_t sample_bytes) {
+  const int64_t want = kGroupBytes / std::clamp<int64_t>(sample_bytes, 1, kMaxGroupedSampleBytes);
+  int group = 2;
+  while (group * 2 <= want) group *= 2;
+  return group;
+}
+
+BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes) : offsets_(std::move(offsets)) {
+  static_assert(kGroupBytes <= 65536, "a sample's index within its group is kept in 16 bits");
+  for (size_t group = static_cast<size_t>(GroupFor(sample_bytes)); group >= 2; group /= 2) {
     if (group > offsets_.size() || !LaidOutAlike(offsets_, group)) continue;
     std::vector<std::pair<uint32_t, uint16_t>> order;  // (destination from the first's, index in the group)
     for (size_t l = 0; l < group; ++l) order.emplace_back(offsets_[l] - offsets_[0], static_cast<uint16_t>(l));

@@ -14,25 +14,31 @@ namespace hzio {
 void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, int64_t n, int64_t sample_bytes);
 
 /// The scatter of every block of one shape into one destination shape, for samples of any size:
-/// the offsets of BlockScatterOffsets, cut into groups of kGroup consecutive hz samples (fewer
-/// when a block has fewer) that are laid out alike, as every group of a block's hz order is
+/// the offsets of BlockScatterOffsets, cut into groups of consecutive hz samples, 2 KiB of them
+/// (GroupFor; fewer when a block has fewer), that are laid out alike, as every group of a block's
+/// hz order is
 /// (the same axes vary inside each). Each group is scattered in the order of its destinations: one
 /// destination offset read per group, and stores that fill the group's cache lines one after the
 /// other instead of touching each of them once per pass of the hz order. A 512³ float32 read places
 /// its blocks in half the time of a sample-by-sample scatter in hz order, and a level whose
 /// x-neighbours land two samples apart in a third (bench/mpi/RESULTS.md, "blocks scattered group by
-/// group in destination order"). Offsets without such groups, samples of more than
+/// group in destination order"); groups of 2 KiB place 512³ float32 5-10% faster than groups of 256
+/// samples, and the S3D case's float64 fields 3-4% faster than groups of 512 ("the reader's scatter
+/// groups"). Offsets without such groups, samples of more than
 /// kMaxGroupedSampleBytes (each fills much of a cache line by itself: 24- and 88-byte samples were
 /// placed 5-10% faster in hz order) and sample sizes without a kernel of their own
 /// (sample_kernels.h) are scattered sample by sample.
 class BlockScatter {
  public:
-  static constexpr int kGroup = 256;
-  static_assert(kGroup <= 65536, "a sample's index within its group is kept in 16 bits");
+  static constexpr int64_t kGroupBytes = 2048;
   static constexpr int64_t kMaxGroupedSampleBytes = 16;
+  /// Hz samples per group for samples of `sample_bytes`: kGroupBytes of them (of
+  /// kMaxGroupedSampleBytes where larger: those are not scattered in groups anyway), a power of two.
+  static int GroupFor(int64_t sample_bytes);
 
-  /// `offsets` as BlockScatterOffsets returns them (empty: a shape that cannot be scattered).
-  explicit BlockScatter(std::vector<uint32_t> offsets);
+  /// `offsets` as BlockScatterOffsets returns them (empty: a shape that cannot be scattered); its
+  /// groups sized for samples of `sample_bytes` (Apply places samples of any size all the same).
+  BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes);
   bool empty() const { return offsets_.empty(); }
   /// dst[offsets[h]] = src[h] for every hz sample h of the block, samples of `sample_bytes`.
   void Apply(uint8_t* dst, const uint8_t* src, int64_t sample_bytes) const;

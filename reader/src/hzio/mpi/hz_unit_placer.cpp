@@ -23,13 +23,14 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
   std::vector<int64_t> shape{level};
   for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
   for (int d = 0; d < dims; ++d) shape.push_back(result.count[d]);
+  shape.push_back(sb);  // the group size follows the sample size (BlockScatter::GroupFor)
   const std::lock_guard<std::mutex> lock(scatters_mutex_);
   auto at = scatters_.find(shape);
   if (at == scatters_.end()) {
     if (offset_bytes_ >= kMaxOffsetTableBytes) return part;
     Point step(dims);
     for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
-    at = scatters_.emplace(std::move(shape), BlockScatter(BlockScatterOffsets(units_, level, step, result.count))).first;
+    at = scatters_.emplace(std::move(shape), BlockScatter(BlockScatterOffsets(units_, level, step, result.count), sb)).first;
     offset_bytes_ += at->second.table_bytes();
   }
   if (at->second.empty()) return part;  // beyond 32-bit offsets
