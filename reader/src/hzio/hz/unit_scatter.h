@@ -16,15 +16,14 @@ void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, i
 /// The scatter of every block of one shape into one destination shape, for samples of any size:
 /// the offsets of BlockScatterOffsets, cut into groups of consecutive hz samples, 2 KiB of them
 /// (GroupFor; fewer when a block has fewer), that are laid out alike, as every group of a block's
-/// hz order is
-/// (the same axes vary inside each). Each group is scattered in the order of its destinations: one
-/// destination offset read per group, and stores that fill the group's cache lines one after the
-/// other instead of touching each of them once per pass of the hz order. A 512³ float32 read places
-/// its blocks in half the time of a sample-by-sample scatter in hz order, and a level whose
-/// x-neighbours land two samples apart in a third (bench/mpi/RESULTS.md, "blocks scattered group by
-/// group in destination order"); groups of 2 KiB place 512³ float32 5-10% faster than groups of 256
-/// samples, and the S3D case's float64 fields 3-4% faster than groups of 512 ("the reader's scatter
-/// groups"). Offsets without such groups, samples of more than
+/// hz order is (the same axes vary inside each). Each group is scattered in the order of its
+/// destinations: one destination offset read per group, and stores that fill the group's cache
+/// lines one after the other instead of touching each of them once per pass of the hz order. A 512³
+/// float32 read places its blocks in half the time of a sample-by-sample scatter in hz order, and a
+/// level whose x-neighbours land two samples apart in a third (bench/mpi/RESULTS.md, "blocks
+/// scattered group by group in destination order"); groups of 2 KiB place 512³ float32 8-10% faster
+/// than groups of 256 samples, and the S3D case's float64 fields 3-4% faster than groups of 512
+/// ("the reader's scatter groups"). Offsets without such groups, samples of more than
 /// kMaxGroupedSampleBytes (each fills much of a cache line by itself: 24- and 88-byte samples were
 /// placed 5-10% faster in hz order) and sample sizes without a kernel of their own
 /// (sample_kernels.h) are scattered sample by sample.
