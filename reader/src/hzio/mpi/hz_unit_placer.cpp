@@ -23,7 +23,7 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
   std::vector<int64_t> shape{level};
   for (int d = 0; d < dims; ++d) shape.push_back(copy[d].dst_step);
   for (int d = 0; d < dims; ++d) shape.push_back(result.count[d]);
-  shape.push_back(sb);  // the group size follows the sample size (BlockScatter::GroupFor)
+  shape.push_back(BlockScatter::GroupFor(sb));  // sample sizes of one group size share a table
   const std::lock_guard<std::mutex> lock(scatters_mutex_);
   auto at = scatters_.find(shape);
   if (at == scatters_.end()) {

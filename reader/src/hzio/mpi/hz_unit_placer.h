@@ -47,7 +47,7 @@ class HzUnitPlacer {
   const BlockLayout& units_;
   int max_level_;
   std::mutex scatters_mutex_;  // PlanScatter from several placing threads; a table, once made, stays
-  std::map<std::vector<int64_t>, BlockScatter> scatters_;  // (level, steps, counts, sample bytes) -> scatter
+  std::map<std::vector<int64_t>, BlockScatter> scatters_;  // (level, steps, counts, group size) -> scatter
   int64_t offset_bytes_ = 0;
   std::vector<uint8_t> unit_buffer_;  // a unit permuted to its grid, when a box takes part of it
 };
