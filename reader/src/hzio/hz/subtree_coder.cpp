@@ -66,6 +66,13 @@ void StageAnyRows(const uint8_t* first, const std::vector<int64_t>& rows, const 
   }
 }
 
+// A resolver's span holds 1..asked samples (RunResolver); the message is built only when it does not.
+void CheckResolved(const RunSpan& s, int64_t asked) {
+  if (s.count < 1 || s.count > asked)
+    throw Error(ErrorCode::kInternal, "HZ coding: the resolver returned " + std::to_string(s.count) +
+                                          " samples for a run of " + std::to_string(asked));
+}
+
 }  // namespace
 
 // One level's run of the subtree being coded: where it stands and the span it is in.
@@ -76,29 +83,14 @@ struct SubtreeCoder::Cursor {
   int64_t span_left = 0;
 
   // Hands the next `n` samples of the run to `fn(memory, count, first)` span by span (`first`:
-  // index of the span's first sample among the n); skipped spans, and samples outside `range`
-  // (the resolver is not asked for those), are passed over.
+  // index of the span's first sample among the n); skipped spans are passed over.
   template <class Fn>
-  void Take(int64_t n, int64_t sb, const RunResolver& resolve, const HzRange& range, Fn&& fn) {
+  void Take(int64_t n, int64_t sb, const RunResolver& resolve, Fn&& fn) {
     int64_t first = 0;
     while (n > 0) {
       if (span_left == 0) {
-        // A span always lies inside the range, so only here can the cursor stand outside it.
-        const int64_t outside = hz < range.begin ? static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(n), range.begin - hz))
-                                : hz >= range.end ? n
-                                                  : 0;
-        if (outside > 0) {
-          hz += static_cast<uint64_t>(outside);
-          run_left -= outside;
-          n -= outside;
-          first += outside;
-          continue;
-        }
-        const int64_t want = static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(run_left), range.end - hz));
-        const RunSpan s = resolve(hz, want);
-        Check(s.count >= 1 && s.count <= want, ErrorCode::kInternal,
-              "HZ coding: the resolver returned " + std::to_string(s.count) + " samples for a run of " +
-                  std::to_string(want));
+        const RunSpan s = resolve(hz, run_left);
+        CheckResolved(s, run_left);
         data = s.data;
         span_left = s.count;
       }
@@ -291,9 +283,7 @@ void Emit(uint64_t hz, int64_t count, const HzRange& range, const RunResolver& s
   const uint64_t end = std::min(hz + static_cast<uint64_t>(count), range.end);
   for (uint64_t at = std::max(hz, range.begin); at < end;) {
     const RunSpan s = sink(at, static_cast<int64_t>(end - at));
-    if (s.count < 1 || static_cast<uint64_t>(s.count) > end - at)  // the message only when it fails
-      throw Error(ErrorCode::kInternal, "HZ coding: the resolver returned " + std::to_string(s.count) +
-                                            " samples for a run of " + std::to_string(end - at));
+    CheckResolved(s, static_cast<int64_t>(end - at));
     if (s.data) fn(s.data, s.count, static_cast<int64_t>(at - hz));
     at += static_cast<uint64_t>(s.count);
   }
@@ -382,12 +372,12 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
   const SampleKernel kernel = ScatterKernel(sb);
   const uint64_t z = SubtreeZ(origin);
   Cursor root{RootHz(z), 1};
-  root.Take(1, sb, source, HzRange{}, [&](uint8_t* in, int64_t, int64_t) {
+  root.Take(1, sb, source, [&](uint8_t* in, int64_t, int64_t) {
     if (clip.Contains(Point(n))) std::memcpy(at_origin, in, static_cast<size_t>(sb));
   });
   std::vector<Cursor> cursors = LevelCursors(z);
   for (int t = k; t < bits_; ++t)
-    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, HzRange{}, [&](uint8_t* in, int64_t m, int64_t first) {
+    cursors[static_cast<size_t>(t)].Take(RunLength(t), sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
       for (int64_t j = 0; j < m; ++j) {
         const uint64_t local = (2 * static_cast<uint64_t>(first + j) + 1) << t;
         if (clip.Contains(LocalPoint(local))) std::memcpy(at_origin + CoarseOffset(local) * sb, in + j * sb, static_cast<size_t>(sb));
@@ -401,7 +391,7 @@ void SubtreeCoder::Decode(const Point& origin, uint8_t* at_origin, const Box& cl
     for (int t = 0; t < k; ++t) {
       const int64_t count = int64_t{1} << (k - t - 1);
       const uint32_t* table = tile_table_.data() + count;
-      cursors[static_cast<size_t>(t)].Take(count, sb, source, HzRange{}, [&](uint8_t* in, int64_t m, int64_t first) {
+      cursors[static_cast<size_t>(t)].Take(count, sb, source, [&](uint8_t* in, int64_t m, int64_t first) {
         if (!any) return;
         if (!partial) return Scatter(dst, in, table + first, m, sb, kernel);
         for (int64_t j = 0; j < m; ++j) {  // a tile across the clip's border: sample by sample
