@@ -27,11 +27,13 @@ class HzFloor {
   void Read(const std::string& dir, std::vector<std::vector<uint8_t>>& out);
 
  private:
-  // One hz run of the encoded box (a level of one subtree): where it starts among the encoded
-  // samples, and the scatter of its samples to their row-major indices in the box.
+  // A piece of an hz run of the encoded box (a block's worth of a level, kPieceSamples, as hzio's
+  // reader places them): where it starts among the encoded samples, the row-major index in the box
+  // its scatter's offsets are relative to, and that scatter (scatters_, shared by the pieces of a
+  // run that are laid out alike, as the reader shares them per level).
   struct Run {
-    int64_t first;
-    hzio::BlockScatter scatter;
+    int64_t first, base;
+    size_t scatter;
   };
   // Where each hz run of the box goes among the encoded samples (the runs back to back, in hz order).
   struct RunPlace {
@@ -42,6 +44,7 @@ class HzFloor {
   const S3dCase& case_;
   std::vector<RunPlace> places_;  // ascending hz
   std::vector<Run> runs_;
+  std::vector<hzio::BlockScatter> scatters_;
   std::vector<std::vector<uint8_t>> encoded_;   // per field, pre-touched
 };
 

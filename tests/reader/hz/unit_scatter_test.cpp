@@ -1,7 +1,7 @@
 // Tests of hz/unit_scatter.h: a block scattered from hz order lands where its grid places it in a
 // row-major array, for every level of several layouts and destination steps, nothing else written;
-// offsets beyond 32 bits are refused; every sample size is copied whole; BlockScatter, in groups or
-// not, places what the sample-by-sample scatter places.
+// offsets beyond 32 bits are refused; every sample size is copied whole; BlockScatter, in groups,
+// staged through rows or sample by sample, places what the sample-by-sample scatter places.
 #include "hzio/hz/unit_scatter.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,8 @@
 #include <cstring>
 #include <numeric>
 #include <vector>
+
+#include "hzio/util/stream_copy.h"
 
 namespace hzio {
 namespace {
@@ -154,6 +156,62 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
       EXPECT_EQ(dst.back(), 0xEE);
     }
   }
+}
+
+// Blocks whose destinations form rows of whole cache lines are staged through a buffer of their
+// rows (with or without streaming stores) and land where the sample-by-sample scatter puts them,
+// nothing else written; every level of these layouts dense along x in the destination is staged for
+// some sample size, and nothing larger than kMaxStagedBytes is.
+TEST(UnitScatter, BlockScatterStagesRowsOfWholeLines) {
+  const LayoutCase cases[] = {{"V012012012012012", 12}, {"V0120120120120122", 10}, {"V01010101010101", 9},
+                              {"V012012012012012012", 16}};
+  int staged = 0;
+  for (const auto& c : cases) {
+    const BlockLayout layout(Bitmask::Parse(c.bitmask), c.bits_per_block);
+    const int n = layout.BlockGrid(0).dims();
+    for (int level = c.bits_per_block + 1; level <= layout.maxh(); ++level) {
+      const Grid g = layout.BlockGrid(layout.FirstBlockOfLevel(level));
+      Point step(n), count(n);
+      for (int d = 0; d < n; ++d) {
+        step[d] = g.stride[d];  // as in a full-resolution box: dense along x at the finest levels
+        count[d] = (g.count[d] - 1) * step[d] + 1 + 5;
+      }
+      const std::vector<uint32_t> offsets = BlockScatterOffsets(layout, level, step, count);
+      for (const int64_t sb : {1, 4, 8, 12, 16}) {
+        const BlockScatter scatter(offsets, sb);
+        ASSERT_EQ(scatter.row() > 0, step[0] == 1) << c.bitmask << " level " << level;
+        if (scatter.row() > 0) EXPECT_EQ(scatter.row(), g.count[0]) << c.bitmask << " level " << level;
+        const int64_t block_bytes = static_cast<int64_t>(offsets.size()) * sb;
+        EXPECT_EQ(scatter.Staged(sb), scatter.row() * sb >= BlockScatter::kMinRowBytes &&
+                                          block_bytes <= BlockScatter::kMaxStagedBytes);
+        staged += scatter.Staged(sb) ? 1 : 0;
+        std::vector<uint8_t> src(offsets.size() * static_cast<size_t>(sb));
+        for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + i / 512 + 1);
+        const size_t dst_bytes = static_cast<size_t>(count.Product() * sb + 64);
+        std::vector<uint8_t> expected(dst_bytes, 0xEE);
+        ScatterSamples(expected.data() + 3 * sb, src.data(), offsets.data(), static_cast<int64_t>(offsets.size()), sb);
+        for (const bool stream : {false, true}) {
+          std::vector<uint8_t> dst(dst_bytes, 0xEE);
+          scatter.Apply(dst.data() + 3 * sb, src.data(), sb, stream);  // rows not aligned to cache lines
+          StreamFence();
+          ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " stream " << stream;
+        }
+      }
+    }
+  }
+  EXPECT_GT(staged, 10);
+}
+
+// Rows: the destinations sorted fall into runs of consecutive samples, all of one length.
+TEST(UnitScatter, RowsAreRunsOfOneLength) {
+  EXPECT_EQ(BlockScatter({12, 0, 13, 1, 2, 14, 3, 15}, 4).row(), 4);
+  EXPECT_EQ(BlockScatter({0, 1, 2, 3, 4, 5, 6, 7}, 4).row(), 8);  // one row: the rows abut
+  EXPECT_EQ(BlockScatter({0, 1, 2, 10, 11, 20}, 4).row(), 0);     // 3, 2 and 1 long
+  EXPECT_EQ(BlockScatter({0, 1, 2, 10, 11, 12, 20, 21}, 4).row(), 0);  // 8 is no multiple of 3
+  EXPECT_EQ(BlockScatter({0, 2, 4, 6}, 4).row(), 0);
+  const BlockScatter rows_of_four({12, 0, 13, 1, 2, 14, 3, 15}, 16);
+  EXPECT_TRUE(rows_of_four.Staged(16));   // 64-byte rows
+  EXPECT_FALSE(rows_of_four.Staged(8));   // 32-byte rows: the groups' way
 }
 
 TEST(UnitScatter, BlockScatterOfNoOffsetsIsEmpty) {

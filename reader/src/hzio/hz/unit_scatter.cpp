@@ -1,9 +1,11 @@
 #include "hzio/hz/unit_scatter.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "hzio/hz/sample_kernels.h"
+#include "hzio/util/stream_copy.h"
 
 namespace hzio {
 
@@ -47,19 +49,58 @@ BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes) 
       from_.push_back(from);
     }
     group_ = static_cast<int>(group);
-    return;
+    break;
   }
+  FindRows();
 }
 
-void BlockScatter::Apply(uint8_t* dst, const uint8_t* src, int64_t sb) const {
+void BlockScatter::FindRows() {
+  const size_t n = offsets_.size();
+  if (n < 2 || static_cast<int64_t>(n) > kMaxStagedBytes) return;  // never staged, even of 1-byte samples
+  std::vector<std::pair<uint32_t, uint32_t>> order;  // (destination, hz index)
+  order.reserve(n);
+  for (size_t h = 0; h < n; ++h) order.emplace_back(offsets_[h], static_cast<uint32_t>(h));
+  std::sort(order.begin(), order.end());
+  size_t row = 1;  // the first row's length: its destinations consecutive
+  while (row < n && order[row].first == order[row - 1].first + 1) ++row;
+  if (row < 2 || n % row != 0) return;
+  for (size_t r = 0; r < n; r += row)
+    if (order[r + row - 1].first - order[r].first != row - 1) return;  // distinct and sorted: consecutive
+  row_ = static_cast<int64_t>(row);
+  in_rows_.resize(n);
+  for (size_t k = 0; k < n; ++k) in_rows_[order[k].second] = static_cast<uint32_t>(k);
+  for (size_t r = 0; r < n; r += row) row_at_.push_back(order[r].first);
+}
+
+bool BlockScatter::Staged(int64_t sb) const {
+  return row_ > 0 && row_ * sb >= kMinRowBytes && static_cast<int64_t>(offsets_.size()) * sb <= kMaxStagedBytes;
+}
+
+void BlockScatter::Apply(uint8_t* dst, const uint8_t* src, int64_t sb, bool stream) const {
   const int64_t n = static_cast<int64_t>(offsets_.size());
+  if (Staged(sb)) {
+    thread_local std::vector<uint8_t> rows;  // stays in the caches from block to block
+    rows.resize(static_cast<size_t>(n * sb));
+    Scatter(rows.data(), src, in_rows_.data(), n, sb, ScatterKernel(sb, Reach::kNear));
+    const size_t row_bytes = static_cast<size_t>(row_ * sb);
+    const uint8_t* from = rows.data();
+    for (const uint32_t at : row_at_) {
+      uint8_t* const to = dst + static_cast<size_t>(at) * static_cast<size_t>(sb);
+      if (stream)
+        StreamCopy(to, from, row_bytes);
+      else
+        std::memcpy(to, from, row_bytes);
+      from += row_bytes;
+    }
+    return;
+  }
   const GroupScatterKernel kernel = group_ > 0 && sb <= kMaxGroupedSampleBytes ? GroupKernel(sb) : nullptr;
   if (!kernel) return ScatterSamples(dst, src, offsets_.data(), n, sb);
   kernel(dst, src, offsets_.data(), n, group_, to_.data(), from_.data());
 }
 
 int64_t BlockScatter::table_bytes() const {
-  return static_cast<int64_t>(offsets_.size() * sizeof(uint32_t) + to_.size() * sizeof(uint32_t) +
+  return static_cast<int64_t>((offsets_.size() + to_.size() + in_rows_.size() + row_at_.size()) * sizeof(uint32_t) +
                               from_.size() * sizeof(uint16_t));
 }
 

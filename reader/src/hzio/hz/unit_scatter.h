@@ -27,6 +27,15 @@ void ScatterSamples(uint8_t* dst, const uint8_t* src, const uint32_t* offsets, i
 /// kMaxGroupedSampleBytes (each fills much of a cache line by itself: 24- and 88-byte samples were
 /// placed 5-10% faster in hz order) and sample sizes without a kernel of their own
 /// (sample_kernels.h) are scattered sample by sample.
+///
+/// Where the destinations form rows (runs of consecutive array samples, all of one length, whole
+/// cache lines long: a block whose grid is dense along axis 0) and the block fits the caches, Apply
+/// stages instead: it scatters the block sample by sample into a buffer of its rows, which stays in
+/// the caches, then copies each row into the array whole (streaming stores when asked). Every
+/// destination line is then written once, by one long copy, where the groups came back to each line
+/// once per group that holds a piece of it (4 samples of a 16-sample line for the finest level of a
+/// 4-rank 512³ float32 dataset); that placing took half the time (bench/mpi/RESULTS.md, "blocks
+/// staged through their rows").
 class BlockScatter {
  public:
   static constexpr int64_t kGroupBytes = 2048;
@@ -35,22 +44,37 @@ class BlockScatter {
   /// kMaxGroupedSampleBytes where larger: those are not scattered in groups anyway), a power of two.
   static int GroupFor(int64_t sample_bytes);
 
+  /// Staged: rows of at least this many bytes (a cache line), blocks of at most kMaxStagedBytes
+  /// (half the L2 cache of this machine's cores, shared by the ranks on a core).
+  static constexpr int64_t kMinRowBytes = 64;
+  static constexpr int64_t kMaxStagedBytes = int64_t{512} << 10;
+
   /// `offsets` as BlockScatterOffsets returns them (empty: a shape that cannot be scattered); its
   /// groups sized for samples of `sample_bytes` (Apply places samples of any size all the same).
   BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes);
   bool empty() const { return offsets_.empty(); }
-  /// dst[offsets[h]] = src[h] for every hz sample h of the block, samples of `sample_bytes`.
-  void Apply(uint8_t* dst, const uint8_t* src, int64_t sample_bytes) const;
+  /// dst[offsets[h]] = src[h] for every hz sample h of the block, samples of `sample_bytes`;
+  /// `stream`: staged rows copied with streaming stores (util/stream_copy.h: StreamFence before
+  /// another thread reads them).
+  void Apply(uint8_t* dst, const uint8_t* src, int64_t sample_bytes, bool stream = false) const;
   /// The memory its tables hold.
   int64_t table_bytes() const;
   /// Hz samples per group; 0 when they go sample by sample.
   int group() const { return group_; }
+  /// Samples per destination row; 0 when the destinations do not form rows (never staged).
+  int64_t row() const { return row_; }
+  /// Whether Apply stages samples of `sample_bytes`.
+  bool Staged(int64_t sample_bytes) const;
 
  private:
+  void FindRows();
   std::vector<uint32_t> offsets_;
   int group_ = 0;
   std::vector<uint32_t> to_;    // a group's samples in destination order: each one's destination from the group's first's
   std::vector<uint16_t> from_;  // and its index within the group
+  int64_t row_ = 0;                // staged: samples per row
+  std::vector<uint32_t> in_rows_;  // staged: each hz sample's index in the buffer of rows (destination order)
+  std::vector<uint32_t> row_at_;   // staged: each row's destination
 };
 
 /// For a block of `level` (`layout.BlockLevel`) placed whole into a row-major array of

@@ -37,12 +37,14 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
   return Scatter{Fit::kWhole, data + first * sb, &at->second};
 }
 
-void HzUnitPlacer::Apply(const Scatter& s, const uint8_t* hz, int64_t sb) const { s.scatter->Apply(s.first, hz, sb); }
+void HzUnitPlacer::Apply(const Scatter& s, const uint8_t* hz, int64_t sb, bool stream) const {
+  s.scatter->Apply(s.first, hz, sb, stream);
+}
 
 void HzUnitPlacer::Place(uint64_t unit, const uint8_t* hz, int64_t sb, const Grid& result, uint8_t* data,
                          const Box& clipped, bool stream) {
   const Scatter s = PlanScatter(unit, sb, result, data, clipped);
-  if (s.fit == Fit::kWhole) return Apply(s, hz, sb);
+  if (s.fit == Fit::kWhole) return Apply(s, hz, sb, stream);
   if (s.fit == Fit::kNone) return;
   const Grid g = units_.BlockGrid(unit);
   const int64_t n = units_.samples_per_block();

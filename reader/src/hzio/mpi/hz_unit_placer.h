@@ -34,8 +34,9 @@ class HzUnitPlacer {
   /// most kMaxOffsetTableBytes of tables for the read); otherwise kPart where they meet. Safe to call
   /// from several threads at once, as Apply is (not Place).
   Scatter PlanScatter(uint64_t unit, int64_t sample_bytes, const Grid& result, uint8_t* data, const Box& clipped);
-  /// The scatter PlanScatter planned (kWhole) of the unit's hz samples.
-  void Apply(const Scatter& s, const uint8_t* hz, int64_t sample_bytes) const;
+  /// The scatter PlanScatter planned (kWhole) of the unit's hz samples; `stream`: rows copied with
+  /// streaming stores (BlockScatter::Apply).
+  void Apply(const Scatter& s, const uint8_t* hz, int64_t sample_bytes, bool stream) const;
 
   /// Places the unit's hz samples into the box, whichever way it fits (nothing when it does not
   /// meet it). `stream`: rows copied with streaming stores (util/stream_copy.h).

@@ -64,7 +64,8 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
       if (s.fit == HzUnitPlacer::Fit::kPart) return false;  // the box takes part of the unit: permuted and copied
       if (s.fit == HzUnitPlacer::Fit::kWhole) scatters.push_back(s);
     }
-    for (const HzUnitPlacer::Scatter& s : scatters) placer.Apply(s, hz_samples, sb);
+    for (const HzUnitPlacer::Scatter& s : scatters) placer.Apply(s, hz_samples, sb, plan.stream);
+    if (plan.stream) StreamFence();  // as `place` does
     return true;
   };
   ReadBlocksOptions how;
