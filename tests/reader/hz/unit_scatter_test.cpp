@@ -160,8 +160,9 @@ TEST(UnitScatter, BlockScatterFallsBackWhereGroupsDiffer) {
 
 // Blocks whose destinations form rows of whole cache lines are staged through a buffer of their
 // rows (with or without streaming stores) and land where the sample-by-sample scatter puts them,
-// nothing else written; every level of these layouts dense along x in the destination is staged for
-// some sample size, and nothing larger than kMaxStagedBytes is.
+// nothing else written, whether the rows were sorted out of the offsets or taken from the grid
+// (ForBlocks); every level of these layouts dense along x in the destination is staged for some
+// sample size, and nothing larger than kMaxStagedBytes is.
 TEST(UnitScatter, BlockScatterStagesRowsOfWholeLines) {
   const LayoutCase cases[] = {{"V012012012012012", 12}, {"V0120120120120122", 10}, {"V01010101010101", 9},
                               {"V012012012012012012", 16}};
@@ -190,12 +191,17 @@ TEST(UnitScatter, BlockScatterStagesRowsOfWholeLines) {
         const size_t dst_bytes = static_cast<size_t>(count.Product() * sb + 64);
         std::vector<uint8_t> expected(dst_bytes, 0xEE);
         ScatterSamples(expected.data() + 3 * sb, src.data(), offsets.data(), static_cast<int64_t>(offsets.size()), sb);
-        for (const bool stream : {false, true}) {
-          std::vector<uint8_t> dst(dst_bytes, 0xEE);
-          scatter.Apply(dst.data() + 3 * sb, src.data(), sb, stream);  // rows not aligned to cache lines
-          StreamFence();
-          ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " stream " << stream;
-        }
+        // The reader's tables: the same rows, taken from the grid instead of sorted out.
+        const BlockScatter from_grid = BlockScatter::ForBlocks(layout, level, step, count, sb);
+        EXPECT_EQ(from_grid.row(), scatter.row()) << c.bitmask << " level " << level;
+        for (const BlockScatter* s : {&scatter, &from_grid})
+          for (const bool stream : {false, true}) {
+            std::vector<uint8_t> dst(dst_bytes, 0xEE);
+            s->Apply(dst.data() + 3 * sb, src.data(), sb, stream);  // rows not aligned to cache lines
+            StreamFence();
+            ASSERT_EQ(dst, expected) << c.bitmask << " level " << level << " sample bytes " << sb << " stream " << stream
+                                     << (s == &scatter ? " sorted" : " from the grid");
+          }
       }
     }
   }

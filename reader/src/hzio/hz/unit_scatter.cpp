@@ -37,7 +37,11 @@ int BlockScatter::GroupFor(int64_t sample_bytes) {
   return group;
 }
 
-BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes) : offsets_(std::move(offsets)) {
+BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes)
+    : BlockScatter(std::move(offsets), sample_bytes, true) {}
+
+BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes, bool find_rows)
+    : offsets_(std::move(offsets)) {
   static_assert(kGroupBytes <= 65536, "a sample's index within its group is kept in 16 bits");
   for (size_t group = static_cast<size_t>(GroupFor(sample_bytes)); group >= 2; group /= 2) {
     if (group > offsets_.size() || !LaidOutAlike(offsets_, group)) continue;
@@ -51,7 +55,22 @@ BlockScatter::BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes) 
     group_ = static_cast<int>(group);
     break;
   }
-  FindRows();
+  if (find_rows) FindRows();
+}
+
+BlockScatter BlockScatter::ForBlocks(const BlockLayout& layout, int level, const Point& dst_step,
+                                     const Point& dst_count, int64_t sample_bytes) {
+  BlockScatter scatter(BlockScatterOffsets(layout, level, dst_step, dst_count), sample_bytes, false);
+  const int64_t n = static_cast<int64_t>(scatter.offsets_.size());
+  const int64_t row = layout.BlockGrid(layout.FirstBlockOfLevel(level)).count[0];
+  if (n == 0 || dst_step[0] != 1 || row < 2 || n > kMaxStagedBytes) return scatter;
+  // The grid's rows along axis 0, in row-major order, are the rows: sample h is at row-major index
+  // HzToRowMajor[h] of the grid, and a row's destination is its first sample's.
+  scatter.row_ = row;
+  scatter.in_rows_ = layout.HzToRowMajor(level);
+  const std::vector<uint32_t>& to_hz = layout.RowMajorToHz(level);
+  for (int64_t r = 0; r < n; r += row) scatter.row_at_.push_back(scatter.offsets_[to_hz[static_cast<size_t>(r)]]);
+  return scatter;
 }
 
 void BlockScatter::FindRows() {

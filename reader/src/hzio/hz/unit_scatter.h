@@ -49,9 +49,15 @@ class BlockScatter {
   static constexpr int64_t kMinRowBytes = 64;
   static constexpr int64_t kMaxStagedBytes = int64_t{512} << 10;
 
-  /// `offsets` as BlockScatterOffsets returns them (empty: a shape that cannot be scattered); its
-  /// groups sized for samples of `sample_bytes` (Apply places samples of any size all the same).
+  /// Any table of distinct offsets (empty: a shape that cannot be scattered); its groups sized for
+  /// samples of `sample_bytes` (Apply places samples of any size all the same), its rows found by
+  /// sorting the offsets (once; O(n log n)).
   BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes);
+  /// The scatter of the blocks of `level` placed whole (BlockScatterOffsets), its rows taken from
+  /// the block grid (a grid dense along axis 0 in the destination) without a sort: the parallel
+  /// reader makes these tables at every read.
+  static BlockScatter ForBlocks(const BlockLayout& layout, int level, const Point& dst_step, const Point& dst_count,
+                                int64_t sample_bytes);
   bool empty() const { return offsets_.empty(); }
   /// dst[offsets[h]] = src[h] for every hz sample h of the block, samples of `sample_bytes`;
   /// `stream`: staged rows copied with streaming stores (util/stream_copy.h: StreamFence before
@@ -67,6 +73,7 @@ class BlockScatter {
   bool Staged(int64_t sample_bytes) const;
 
  private:
+  BlockScatter(std::vector<uint32_t> offsets, int64_t sample_bytes, bool find_rows);
   void FindRows();
   std::vector<uint32_t> offsets_;
   int group_ = 0;

@@ -30,7 +30,7 @@ HzUnitPlacer::Scatter HzUnitPlacer::PlanScatter(uint64_t unit, int64_t sb, const
     if (offset_bytes_ >= kMaxOffsetTableBytes) return part;
     Point step(dims);
     for (int d = 0; d < dims; ++d) step[d] = copy[d].dst_step;
-    at = scatters_.emplace(std::move(shape), BlockScatter(BlockScatterOffsets(units_, level, step, result.count), sb)).first;
+    at = scatters_.emplace(std::move(shape), BlockScatter::ForBlocks(units_, level, step, result.count, sb)).first;
     offset_bytes_ += at->second.table_bytes();
   }
   if (at->second.empty()) return part;  // beyond 32-bit offsets
