@@ -1,7 +1,8 @@
 /// Placing hz-ordered units (block_reading.h) into the row-major result boxes of a parallel read:
-/// scattered straight from hz order where a box takes the whole unit (one pass; RESULTS.md, "own
-/// units scattered from hz order straight into the result"), else permuted into a buffer of the
-/// unit's grid and copied from there. Used for a rank's own units and for the units a rank takes
+/// scattered from hz order where a box takes the whole unit (BlockScatter: straight, or through a
+/// buffer of the unit's rows that stays in the caches; RESULTS.md, "own units scattered from hz order
+/// straight into the result", "blocks staged through their rows"), else permuted into a buffer of
+/// the unit's grid and copied from there. Used for a rank's own units and for the units a rank takes
 /// from an hz-ordered aggregation window. The scatter offsets are made once per (level, result
 /// shape, hz/unit_scatter.h) and kept for the read. No MPI.
 #pragma once

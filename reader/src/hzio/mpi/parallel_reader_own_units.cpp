@@ -1,8 +1,8 @@
 /// A rank's own units in a two-phase read (ParallelReader, parallel_reader.h; unit_readers.h): the
 /// units that only this rank's boxes need are read by this rank, each file once in file order over
 /// all the fields (ReadBlocks), and each unit, as soon as it is decoded, goes into the boxes it meets:
-/// scattered from hz order straight into them where they take it whole, else permuted into a buffer
-/// of one unit that is still in the caches and copied from there. No aggregator's window to pass
+/// scattered from hz order into them where they take it whole (hz/unit_scatter.h), else permuted
+/// into a buffer of one unit that is still in the caches and copied from there. No aggregator's window to pass
 /// through and nothing to exchange. A single rank reads everything this way, without a window.
 #include <algorithm>
 #include <chrono>
@@ -51,8 +51,9 @@ void ParallelReader::ReadOwnUnits(const TwoPhasePlan& plan, const std::vector<in
     }
     if (plan.stream) StreamFence();  // on the thread that streamed: the placing threads' stores too
   };
-  // A unit that every box it meets takes whole is scattered from hz order straight into them
-  // (HzUnitPlacer): one pass instead of a permutation into the unit's grid and a copy from there.
+  // A unit that every box it meets takes whole is scattered from hz order into them (HzUnitPlacer,
+  // hz/unit_scatter.h: straight, or through a buffer of its rows that stays in the caches) instead of
+  // being permuted into the unit's grid and copied through a plan.
   const HzSink scatter = [&](size_t k, size_t i, const uint8_t* hz_samples, int) {
     const int64_t sb = plan.sample_bytes[k];
     thread_local std::vector<HzUnitPlacer::Scatter> scatters;
