@@ -2,8 +2,9 @@
 /// units that only this rank's boxes need are read by this rank, each file once in file order over
 /// all the fields (ReadBlocks), and each unit, as soon as it is decoded, goes into the boxes it meets:
 /// scattered from hz order into them where they take it whole (hz/unit_scatter.h), else permuted
-/// into a buffer of one unit that is still in the caches and copied from there. No aggregator's window to pass
-/// through and nothing to exchange. A single rank reads everything this way, without a window.
+/// into a buffer of one unit that is still in the caches and copied from there. No aggregator's
+/// window to pass through and nothing to exchange. A single rank reads everything this way, without
+/// a window.
 #include <algorithm>
 #include <chrono>
 #include <utility>
