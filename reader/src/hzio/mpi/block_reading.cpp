@@ -6,12 +6,12 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
-#include <future>
 #include <optional>
 
 #include "hzio/codec/codec.h"
 #include "hzio/hz/sample_kernels.h"
 #include "hzio/hz/unit_scatter.h"
+#include "hzio/mpi/piece_read_ahead.h"
 #include "hzio/util/box_copy.h"
 #include "hzio/util/error.h"
 #include "hzio/util/stream_copy.h"
@@ -154,7 +154,8 @@ void CopyUnitRows(const BlockLayout& file_layout, uint64_t fb, const BlockLayout
 // above kKeepScratch are given back after each call.
 constexpr size_t kKeepScratch = size_t{64} << 20;
 thread_local std::vector<uint8_t> scratch_buffers[3];  // a decoded file block, a piece, a unit handed to a sink
-thread_local LargeAllocation uncached_staging[2];  // ReadBlocks(uncached): a piece placed, the next read
+constexpr int kReadsAhead = 2;  // direct reads queued ahead of the placing (piece_read_ahead.h)
+thread_local LargeAllocation uncached_staging[kReadsAhead + 1];  // ReadBlocks(uncached): a piece placed, those read ahead
 
 std::vector<uint8_t>& Scratch(int which, size_t bytes) {
   std::vector<uint8_t>& b = scratch_buffers[which];
@@ -276,36 +277,14 @@ namespace {
 // A file's bytes are read in pieces of about this size, in file order, each permuted or decoded
 // while the next is read: the reads stay in small buffers that keep their pages (one read per file,
 // up to 128 MiB, was faulted in afresh on every call). Buffered, the kernel's sequential read-ahead
-// streams the next piece; direct, the reader lane reads it into the other huge-page staging buffer.
-// A cold 2-rank restart read of 128^3 x 16 float64 per rank ran 2.2x faster than with one read per
-// file; more requests at once (fadvise WILLNEED of a round ahead, several threads, two direct reads
-// ahead) were slower on this machine's disk (RESULTS.md, "cold restart read", "direct reads from
-// huge pages", "the direct read ahead on a thread that waits"). Their size: PieceBytesFor.
+// streams the next piece; direct, the reader lane reads the next ones into other huge-page staging
+// buffers, one request at a time (piece_read_ahead.h). A cold 2-rank restart read of 128^3 x 16
+// float64 per rank ran 2.2x faster than with one read per file; more requests at once (fadvise
+// WILLNEED of a round ahead, several threads) were slower on this machine's disk (RESULTS.md, "cold
+// restart read", "direct reads from huge pages", "the direct read ahead on a thread that waits").
+// Their size: PieceBytesFor.
 constexpr uint64_t kNodeReadBytes = uint64_t{4} << 20;  // a node's direct reads in flight together
 constexpr uint64_t kMinPieceBytes = uint64_t{2} << 20;  // one huge page of the staging buffers
-
-// The thread that makes the direct read ahead. It is made once and waits for work, so the
-// scheduler runs it as soon as it is handed a read; a thread made for each read (std::async) waited
-// behind the placing thread on a rank with one core before it could even ask for its piece: a cold
-// 2-rank restart of 512^3 float32 per rank took a median 0.897 s that way, 0.846 s with this lane
-// (RESULTS.md). Apart from the placing pool: it mostly waits for the disk.
-ThreadPool& DirectReadLane() {
-  static ThreadPool lane(1);
-  return lane;
-}
-
-// The direct read in flight: waited for when left early (an error), as it writes into the caller's
-// staging buffer.
-template <class T>
-struct ReadAhead {
-  std::future<T> read;
-  ReadAhead() = default;
-  ReadAhead(const ReadAhead&) = delete;
-  ReadAhead& operator=(const ReadAhead&) = delete;
-  ~ReadAhead() {
-    if (read.valid()) read.wait();
-  }
-};
 
 // Within a piece, a gap between wanted bytes this large is skipped: reading it from the page
 // cache costs more than the extra read call.
@@ -415,8 +394,8 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
   };
   std::optional<BlockLayout> file_layout;  // the file's own blocks: only for row-major payloads
   // The files in block order; each planned (its table read, its wanted units listed, absent ones
-  // filled) when its turn comes, or when the one before it reads its last piece direct: the first
-  // piece of the next file is then read ahead too, so the disk does not wait at a file's end.
+  // filled) when its turn comes, or as soon as the one before it reads a piece direct: the first
+  // pieces of the next file are then read ahead too, so the disk does not wait at a file's end.
   struct FileRun {
     size_t i, j;
     std::string path;
@@ -462,32 +441,43 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
     plan.uncached = ReadsDirect(options.direct, *file->file, wants);
     return plan;
   };
-  // Uncached pieces are read with O_DIRECT; the next one (of this file or the next) on the reader
+  // Uncached pieces are read with O_DIRECT, the next ones (of this file or the next) on the reader
   // lane while this one is placed (a direct read has no kernel read-ahead behind it).
-  struct Uncached {
-    const uint8_t* bytes;
-    bool direct;
-  };
   const auto read_uncached = [&source](const Table& file, const Piece& p, LargeAllocation& staging) {
     bool direct = false;
     const uint8_t* bytes = source.ReadRangeUncached(*file, p.lo, p.hi - p.lo, staging, &direct);
-    return Uncached{bytes, direct};
+    return PieceReadAhead::Got{bytes, direct};
   };
-  ReadAhead<Uncached> ahead;
-  size_t ahead_run = SIZE_MAX;  // the file and offset of the piece read ahead
-  uint64_t ahead_lo = 0;
-  int staging = 0;
-  const auto read_ahead = [&](size_t n, const Table& file, const Piece& p) {
-    LargeAllocation& into = uncached_staging[staging];
-    auto read = std::make_shared<std::packaged_task<Uncached()>>([&read_uncached, file, p, &into] {
-      return read_uncached(file, p, into);
-    });
-    ahead.read = read->get_future();
-    ahead_run = n;
-    ahead_lo = p.lo;
-    DirectReadLane().Submit([read] { (*read)(); });
+  const auto read_of = [&read_uncached](const Table& file, const Piece& p) {
+    return [&read_uncached, file, p](LargeAllocation& staging) { return read_uncached(file, p, staging); };
   };
   std::optional<FilePlan> next_plan;  // of runs[n + 1], planned ahead by file n
+  PieceReadAhead ahead(kReadsAhead, uncached_staging);
+  size_t ahead_run = 0;  // where the next piece to read ahead starts: file (run) and its first want
+  size_t ahead_at = 0;
+  // Queues the reads of the pieces after the one of file n that ends at want b, up to the depth:
+  // of file n, then of file n + 1, as long as they are single direct reads. File n + 1 is planned
+  // (its table read) here while file n's reads are queued, so the lane never waits for that.
+  const auto read_ahead = [&](size_t n, size_t b, FilePlan& plan) {
+    if (!next_plan && n + 1 < runs.size()) next_plan = plan_file(runs[n + 1]);
+    if (ahead.queued() == 0) {
+      ahead_run = n;
+      ahead_at = b;
+    }
+    while (!ahead.full()) {
+      if (ahead_run == n && ahead_at >= plan.wants.size()) {
+        if (!next_plan) return;
+        ahead_run = n + 1;
+        ahead_at = 0;
+      }
+      const FilePlan& p = ahead_run == n ? plan : *next_plan;
+      if (!p.file->file || !p.uncached || ahead_at >= p.wants.size()) return;
+      const Piece piece = PieceFrom(p.wants, ahead_at, options.piece_bytes);
+      if (!piece.one_read) return;
+      ahead.Submit({ahead_run, piece.lo}, read_of(p.file, piece));
+      ahead_at = piece.b;
+    }
+  };
   const auto process_file = [&](size_t n) {
     const std::string& path = runs[n].path;
     FilePlan plan = next_plan ? std::move(*next_plan) : plan_file(runs[n]);
@@ -533,23 +523,11 @@ BlockReadStats ReadBlocks(ClassicBlockSource& source, const BlockLayout& units, 
       const uint8_t* span = nullptr;
       const bool one_read = piece.one_read;
       if (one_read && uncached) {
-        Check(!ahead.read.valid() || (ahead_run == n && ahead_lo == lo), ErrorCode::kInternal,
-              "the piece read ahead is not the next one");
-        const Uncached got = ahead.read.valid() ? ahead.read.get() : read_uncached(file, piece, uncached_staging[staging]);
+        const PieceReadAhead::Got got = ahead.Take({n, lo}, read_of(file, piece));
         span = got.bytes;
         stats.file_bytes += static_cast<int64_t>(hi - lo);
         if (got.direct) stats.direct_bytes += static_cast<int64_t>(hi - lo);
-        staging ^= 1;
-        if (b < wants.size()) {
-          const Piece next = PieceFrom(wants, b, options.piece_bytes);
-          if (next.one_read) read_ahead(n, file, next);
-        } else if (n + 1 < runs.size()) {
-          next_plan = plan_file(runs[n + 1]);
-          if (next_plan->file->file && next_plan->uncached && !next_plan->wants.empty()) {
-            const Piece first = PieceFrom(next_plan->wants, 0, options.piece_bytes);
-            if (first.one_read) read_ahead(n + 1, next_plan->file, first);
-          }
-        }
+        read_ahead(n, b, plan);
       } else if (one_read) {
         // The piece's wanted bytes, each into its place in the buffer; gaps of kSkipGapBytes and
         // more are not read (a rank's own units may alternate with other ranks' within blocks).

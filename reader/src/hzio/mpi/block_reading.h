@@ -77,9 +77,9 @@ struct ReadBlocksOptions {
 /// left as it was. With `direct` (kAlways, or kWhenUncached for a file whose wanted bytes are
 /// mostly not in the page cache: a sample of them asked with ReadFile::CachedBytes), the pieces of
 /// a file are read past the page cache where the file system allows it (O_DIRECT into huge-page
-/// staging, ClassicBlockSource::ReadRangeUncached; buffered elsewhere), the next piece's read in
-/// flight while one is placed, the next file's first piece while a file's last one is: the next
-/// file's table is then read and its absent units filled before that piece is placed.
+/// staging, ClassicBlockSource::ReadRangeUncached; buffered elsewhere), the next pieces' reads
+/// queued while one is placed (PieceReadAhead), across the end of a file: the next file's table is
+/// read and its absent units filled when the file before it reads its first piece direct.
 /// With a `sink`, the targets' `out` are not used: each unit is decoded into a buffer of one unit
 /// and handed to the sink, so a caller can place it while it is in the caches; with an `hz_sink`
 /// too, each whole hz-ordered unit is first offered to it in hz order (straight from the file bytes
