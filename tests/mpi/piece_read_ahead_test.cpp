@@ -14,6 +14,7 @@
 
 #include "hzio/mpi/piece_read_ahead.h"
 #include "hzio/util/error.h"
+#include "support/test_support.h"
 
 namespace hzio::mpi {
 namespace {
@@ -95,22 +96,14 @@ TEST(PieceReadAhead, TheLaneGoesOnToTheNextQueuedReadWithoutTheCaller) {
 
 TEST(PieceReadAhead, MisuseIsAnInternalError) {
   std::vector<LargeAllocation> staging(2);
-  EXPECT_THROW(PieceReadAhead(2, staging), Error);  // a buffer short
+  EXPECT_TRUE(testing::ThrowsError([&] { PieceReadAhead(2, staging); }, ErrorCode::kInternal, {}));  // a buffer short
   PieceReadAhead ahead(1, staging);
   ahead.Submit(Key{0, 0}, FillWith(1));
-  try {
-    ahead.Submit(Key{0, 4096}, FillWith(2));
-    ADD_FAILURE() << "a read beyond the depth was queued";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInternal);
-  }
-  try {
-    ahead.Take(Key{1, 0}, FillWith(0xff));  // not the piece queued
-    ADD_FAILURE() << "a piece other than the one read ahead was taken";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInternal);
-    EXPECT_NE(std::string(e.what()).find("not the next one"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(testing::ThrowsError([&] { ahead.Submit(Key{0, 4096}, FillWith(2)); }, ErrorCode::kInternal, {}))
+      << "a read beyond the depth";
+  EXPECT_TRUE(testing::ThrowsError([&] { ahead.Take(Key{1, 0}, FillWith(0xff)); }, ErrorCode::kInternal,
+                                   {"not the next one"}))
+      << "a piece other than the one read ahead";
 }
 
 TEST(PieceReadAhead, ReadErrorsReachTheCaller) {
