@@ -1,6 +1,7 @@
 // MapWriteSourcePages (storage/write_source_pages.h): a buffered write's source pages are mapped
 // into the process before the write, so a write from a shared window that other processes filled
-// lands in the page cache in large folios, as the same bytes written from private memory do.
+// lands in the page cache in large folios, as the same bytes written from private memory do; a
+// WriteSourceMap maps each page of its shared regions once.
 #include "hzio/storage/write_source_pages.h"
 
 #include <fcntl.h>
@@ -132,6 +133,37 @@ TEST(WriteSourcePages, LeavesSmallWritesAndDirectWritesToTheKernel) {
   EXPECT_EQ(PresentPages(window.data(), kBytes), 0u) << "O_DIRECT pins the pages itself: no work done twice";
 }
 
+// A writer's map of its shared memory maps each page of its regions once: pages it mapped before
+// are not asked about again (here their entries were dropped meanwhile, and stay dropped), only
+// the new part of a buffer that overlaps them is; memory outside the regions never is.
+TEST(WriteSourcePages, AWriteSourceMapMapsEachPageOfItsRegionsOnce) {
+  constexpr size_t kPages = 512;
+  UnmappedSharedBuffer window(kPages * kPage), elsewhere(kPages * kPage);
+  ASSERT_NE(window.data(), nullptr);
+  ASSERT_NE(elsewhere.data(), nullptr);
+  if (PageMapEntries(window.data(), kPages * kPage).empty()) GTEST_SKIP() << "no /proc/self/pagemap";
+  uint8_t* const w = const_cast<uint8_t*>(window.data());
+  WriteSourceMap map;
+  map.AddRegion(w, kPages * kPage);
+  const iovec first{w + 100, 100 * kPage};  // pages 0-100
+  map.Map(&first, 1);
+  EXPECT_EQ(PresentPages(w, 101 * kPage), 101u);
+  EXPECT_EQ(map.mapped_bytes(), 101 * kPage);
+  ASSERT_EQ(::madvise(w, kPages * kPage, MADV_DONTNEED), 0);  // the page-table entries go, the memory stays
+  ASSERT_EQ(PresentPages(w, kPages * kPage), 0u);
+  map.Map(&first, 1);
+  EXPECT_EQ(PresentPages(w, kPages * kPage), 0u) << "pages mapped before are not asked about again";
+  const iovec overlapping[] = {{w + 50 * kPage, 100 * kPage}, {w + 300 * kPage, 10}};  // pages 50-149, 300
+  map.Map(overlapping, 2);
+  EXPECT_EQ(PresentPages(w + 101 * kPage, 49 * kPage), 49u) << "pages 101-149, new";
+  EXPECT_EQ(PresentPages(w + 300 * kPage, kPage), 1u);
+  EXPECT_EQ(map.mapped_bytes(), 151 * kPage) << "pages 0-149 and 300";
+  const iovec outside{const_cast<uint8_t*>(elsewhere.data()), kPages * kPage};
+  map.Map(&outside, 1);
+  EXPECT_EQ(PresentPages(elsewhere.data(), kPages * kPage), 0u) << "memory outside the regions is taken as mapped";
+  EXPECT_EQ(map.mapped_bytes(), 151 * kPage);
+}
+
 // The reason for it: written from the fresh shared mapping through WriteVectorAt, a file's page
 // cache is in large folios as a control file's written from private memory is (without the
 // mapping, Linux 6.18 fell back to single pages after the first fault: 3324 of this file's 4096).
@@ -140,11 +172,11 @@ TEST(WriteSourcePages, AWriteFromAnUnmappedWindowKeepsLargeFolios) {
   testing::TempDir dir;
   const std::vector<uint8_t> private_copy(kBytes, 0x3C);
   const std::string control = dir.File("control.bin"), written = dir.File("window.bin");
-  const auto write = [&](const std::string& path, const uint8_t* data) {
+  const auto write = [&](const std::string& path, const uint8_t* data, WriteSourceMap* sources = nullptr) {
     ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     ASSERT_TRUE(fd.valid()) << path;
     std::vector<iovec> iov{{const_cast<uint8_t*>(data), kBytes / 2}, {const_cast<uint8_t*>(data) + kBytes / 2, kBytes / 2}};
-    WriteVectorAt(fd.get(), iov, 0, path);
+    WriteVectorAt(fd.get(), iov, 0, path, sources);
   };
   write(control, private_copy.data());
   const int64_t control_single = SinglePagesInCache(control, kBytes);
@@ -157,6 +189,17 @@ TEST(WriteSourcePages, AWriteFromAnUnmappedWindowKeepsLargeFolios) {
   EXPECT_LE(SinglePagesInCache(written, kBytes), control_single + 2)
       << "the file written from the window is cached in single pages where the control is not";
   EXPECT_EQ(testing::ReadBytes(written), std::vector<uint8_t>(window.data(), window.data() + kBytes));
+  // The same through a map of the window's pages (as the parallel writer writes).
+  UnmappedSharedBuffer window_again(kBytes);
+  ASSERT_NE(window_again.data(), nullptr);
+  WriteSourceMap sources;
+  sources.AddRegion(window_again.data(), kBytes);
+  const std::string mapped_once = dir.File("mapped_once.bin");
+  write(mapped_once, window_again.data(), &sources);
+  EXPECT_EQ(sources.mapped_bytes(), kBytes);
+  EXPECT_LE(SinglePagesInCache(mapped_once, kBytes), control_single + 2)
+      << "the file written through the map is cached in single pages where the control is not";
+  EXPECT_EQ(testing::ReadBytes(mapped_once), std::vector<uint8_t>(window_again.data(), window_again.data() + kBytes));
 }
 
 }  // namespace

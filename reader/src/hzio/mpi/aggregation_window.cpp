@@ -202,6 +202,7 @@ AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind ki
     void* part = nullptr;
     MpiCheck(MPI_Win_shared_query(node_win_, j, &size, &unit, &part), "MPI_Win_shared_query");
     node_parts_.emplace_back(comm_ranks[static_cast<size_t>(j)], static_cast<uint8_t*>(part));
+    write_sources_.AddRegion(part, static_cast<size_t>(size));
   }
   std::sort(node_parts_.begin(), node_parts_.end());
 

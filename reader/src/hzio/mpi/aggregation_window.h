@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "hzio/storage/write_source_pages.h"
 #include "hzio/util/buffer_pool.h"
 
 namespace hzio::mpi {
@@ -80,6 +81,11 @@ class AggregationWindow {
   void Put(const uint8_t* src, int64_t bytes, int target, int64_t displacement);
   void Get(uint8_t* dst, int64_t bytes, int target, int64_t displacement);
 
+  /// For buffered writes of files from this window: its node's parts, whose pages other processes
+  /// fill, each page mapped into this process once in the window's life
+  /// (storage/write_source_pages.h); none for an rma window, whose memory is this process's own.
+  WriteSourceMap& write_sources() { return write_sources_; }
+
  private:
   AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind kind);
 
@@ -92,6 +98,7 @@ class AggregationWindow {
   MPI_Win node_win_ = MPI_WIN_NULL;          // kNodeShared: the segments, fenced for loads/stores
   MPI_Win rma_win_ = MPI_WIN_NULL;           // puts/gets to parts off this node (none if one node)
   std::vector<std::pair<int, uint8_t*>> node_parts_;  // (rank in comm, its part), by rank
+  WriteSourceMap write_sources_;
 };
 
 }  // namespace hzio::mpi

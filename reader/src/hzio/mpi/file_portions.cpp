@@ -239,7 +239,7 @@ void TimestepWrites::Start() {
   if (error_) return;
   try {
     for (FileWrite& w : writes_)
-      if (w.whole) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_);
+      if (w.whole) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_, sources_);
   } catch (...) {
     error_ = std::current_exception();
   }
@@ -259,10 +259,10 @@ void TimestepWrites::Run() {
   if (error_) std::rethrow_exception(error_);
   for (FileWrite& w : writes_) {
     if (!w.whole) {
-      WriteIntoFile(w.path, w.placed, w.final_size, sync_);
+      WriteIntoFile(w.path, w.placed, w.final_size, sync_, sources_);
       continue;
     }
-    if (!w.started) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_);
+    if (!w.started) w.started = std::make_unique<StagedFileWrite>(w.path, std::move(w.whole_pieces), sync_, direct_, sources_);
     w.started->Finish();
     zero_copy_bytes_ += w.started->bytes_from_pieces();
     w.started.reset();
@@ -277,9 +277,9 @@ TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, cons
                                     const BlockFiles& files, const FileAggregation& plan,
                                     const ReleaseSchedule& schedule, int64_t agg,
                                     const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
-                                    DirectIo direct) {
+                                    DirectIo direct, WriteSourceMap* sources) {
   TimestepWrites out;
-  out.SetMode(sync, direct);
+  out.SetMode(sync, direct, sources);
   const uint8_t* const buffer = agg >= 0 ? buffers[static_cast<size_t>(agg)] : nullptr;
   const int64_t bpf = plan.blocks_per_file(), nfields = static_cast<int64_t>(header.fields.size());
   const int64_t table_bytes = FileTableBytes(header, plan);

@@ -63,7 +63,11 @@ class TimestepWrites {
   const uint8_t* Keep(std::vector<uint8_t> bytes);
   void AddBytes(int64_t n) { bytes_ += n; }
   void SetError(std::exception_ptr error) { error_ = std::move(error); }
-  void SetMode(bool sync, DirectIo direct) { sync_ = sync; direct_ = direct; }
+  void SetMode(bool sync, DirectIo direct, WriteSourceMap* sources) {
+    sync_ = sync;
+    direct_ = direct;
+    sources_ = sources;
+  }
 
  private:
   struct FileWrite {
@@ -80,6 +84,7 @@ class TimestepWrites {
   int64_t bytes_ = 0, zero_copy_bytes_ = 0;
   bool sync_ = false;
   DirectIo direct_ = DirectIo::kAuto;
+  WriteSourceMap* sources_ = nullptr;  // the window's (its shared pages mapped once), or null
 };
 
 /// The bytes of the block table at the start of each of `plan`'s files (an entry per block and
@@ -94,10 +99,11 @@ int64_t FileTableBytes(const IdxHeader& header, const FileAggregation& plan);
 /// read it directly (its own always; any on its node with a node-shared window), else null: the
 /// raw parts of a shared file held on one node are then written by one of its ranks. Local errors
 /// are kept in the result (Run rethrows them), so every rank takes part in the collective steps.
+/// `sources`: the buffers' shared memory (AggregationWindow::write_sources), for buffered writes.
 TimestepWrites PrepareTimestepFiles(MPI_Comm comm, const IdxHeader& header, const BlockLayout& layout,
                                     const BlockFiles& files, const FileAggregation& plan,
                                     const ReleaseSchedule& schedule, int64_t agg,
                                     const std::vector<const uint8_t*>& buffers, int64_t time, bool sync,
-                                    DirectIo direct);
+                                    DirectIo direct, WriteSourceMap* sources);
 
 }  // namespace hzio::mpi

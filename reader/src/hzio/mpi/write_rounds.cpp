@@ -371,7 +371,7 @@ std::shared_ptr<TimestepWrites> RoundPipeline::PrepareWrites(const FileAggregati
   const DirectIo direct_io = options_.direct_io ? DirectIo::kAuto : DirectIo::kNever;
   auto writes = std::make_shared<TimestepWrites>(
       PrepareTimestepFiles(comm_, header_, layout_, files_, plan, schedule, my_agg, readable, time, options_.sync,
-                           direct_io));
+                           direct_io, &window_->write_sources()));
   aggregator_bytes_ += writes->bytes();
   return writes;
 }

@@ -20,7 +20,8 @@ bool WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces
   return write.Finish();
 }
 
-void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size, bool sync) {
+void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size, bool sync,
+                   WriteSourceMap* sources) {
   MakeParentDirectories(path);
   ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   if (!fd.valid()) throw OsError(path, "cannot open for writing");
@@ -34,7 +35,7 @@ void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& piece
         iov.push_back(iovec{const_cast<uint8_t*>(pieces[j].bytes.data), static_cast<size_t>(pieces[j].bytes.size)});
       end += pieces[j].bytes.size;
     }
-    WriteVectorAt(fd.get(), iov, static_cast<uint64_t>(pieces[i].offset), path);
+    WriteVectorAt(fd.get(), iov, static_cast<uint64_t>(pieces[i].offset), path, sources);
     i = j;
   }
   if (final_size >= 0 && ::ftruncate(fd.get(), static_cast<off_t>(final_size)) != 0)

@@ -15,6 +15,8 @@
 
 namespace hzio {
 
+class WriteSourceMap;
+
 /// A byte range to write, in order.
 struct ByteSpan {
   const uint8_t* data = nullptr;
@@ -44,9 +46,9 @@ bool WriteWholeFile(const std::string& path, const std::vector<ByteSpan>& pieces
 /// Writes each piece (sorted by offset) at its offset into `path`, created if missing but never
 /// truncated first: how several aggregators fill their parts of a shared block file concurrently,
 /// in any order. The writer of the file's last part passes `final_size` (>= 0) to cut what an
-/// older, longer file left behind. Buffered (the parts' edges are not block-aligned). Throws kIo
-/// naming the path.
+/// older, longer file left behind. Buffered (the parts' edges are not block-aligned); `sources`
+/// as for WriteVectorAt. Throws kIo naming the path.
 void WriteIntoFile(const std::string& path, const std::vector<PlacedSpan>& pieces, int64_t final_size = -1,
-                   bool sync = false);
+                   bool sync = false, WriteSourceMap* sources = nullptr);
 
 }  // namespace hzio

@@ -71,8 +71,9 @@ void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, co
   }
 }
 
-void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path) {
-  MapWriteSourcePages(fd, iov.data(), iov.size());
+void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path,
+                   WriteSourceMap* sources) {
+  MapWriteSourcePages(fd, iov.data(), iov.size(), sources);
   size_t first = 0;
   while (first < iov.size()) {
     CrashPoint("write " + path);

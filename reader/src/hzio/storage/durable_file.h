@@ -16,6 +16,10 @@
 #include "hzio/util/error.h"
 
 namespace hzio {
+class WriteSourceMap;
+}  // namespace hzio
+
+namespace hzio {
 
 /// Error(kIo, "PATH: WHAT: <strerror(errno)>"), with errno as it is when called.
 Error OsError(const std::string& path, const std::string& what);
@@ -51,8 +55,10 @@ void ReadExactlyAt(int fd, uint8_t* out, uint64_t n, uint64_t offset, const std:
 /// pwrite of exactly `n` bytes at `offset` (a crash point first); kIo naming `path`.
 void WriteExactlyAt(int fd, const uint8_t* data, uint64_t n, uint64_t offset, const std::string& path);
 /// pwritev of every byte of `iov` (consumed) at `offset`, as few calls as IOV_MAX allows (a crash
-/// point before each); kIo naming `path`.
-void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path);
+/// point before each); kIo naming `path`. The source pages are mapped first
+/// (storage/write_source_pages.h): those `sources` has not mapped yet, or without it all of a large write's.
+void WriteVectorAt(int fd, std::vector<iovec>& iov, uint64_t offset, const std::string& path,
+                   WriteSourceMap* sources = nullptr);
 
 /// fsync of the file at `path`.
 void SyncFile(const std::string& path);

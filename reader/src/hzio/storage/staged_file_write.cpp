@@ -65,8 +65,9 @@ bool TakesDirectWrites(int fd, const std::string& path) {
 
 }  // namespace
 
-StagedFileWrite::StagedFileWrite(std::string path, std::vector<StagedSpan> pieces, bool sync, DirectIo direct)
-    : path_(std::move(path)), sync_(sync) {
+StagedFileWrite::StagedFileWrite(std::string path, std::vector<StagedSpan> pieces, bool sync, DirectIo direct,
+                                 WriteSourceMap* sources)
+    : path_(std::move(path)), sync_(sync), sources_(sources) {
   for (const StagedSpan& p : pieces)
     if (p.bytes.size > 0) {
       pieces_.push_back(p);
@@ -205,7 +206,7 @@ bool StagedFileWrite::Finish() {
       else
         iov.push_back(iovec{const_cast<uint8_t*>(p.bytes.data), static_cast<size_t>(p.bytes.size)});
     }
-    WriteVectorAt(fd_.get(), iov, 0, path_);
+    WriteVectorAt(fd_.get(), iov, 0, path_, sources_);
   }
   if (sync_ && ::fsync(fd_.get()) != 0) throw OsError(path_, "cannot fsync");
   if (::close(fd_.Release()) != 0) throw OsError(path_, "cannot close");

@@ -36,9 +36,11 @@ struct StagedSpan {
 class StagedFileWrite {
  public:
   /// Creates `path` (and its parent directories), truncated, and decides how it is written. The
-  /// bytes of pieces not yet final are not read before their stage is released. Throws kIo naming
-  /// the path (e.g. it cannot be created, or its size cannot be allocated).
-  StagedFileWrite(std::string path, std::vector<StagedSpan> pieces, bool sync, DirectIo direct);
+  /// bytes of pieces not yet final are not read before their stage is released. A buffered write
+  /// maps its source pages first as WriteVectorAt does (with `sources`, those not mapped before).
+  /// Throws kIo naming the path (e.g. it cannot be created, or its size cannot be allocated).
+  StagedFileWrite(std::string path, std::vector<StagedSpan> pieces, bool sync, DirectIo direct,
+                  WriteSourceMap* sources = nullptr);
   /// Waits for the writes in flight (they read the pieces' memory); their errors are dropped.
   ~StagedFileWrite();
   StagedFileWrite(const StagedFileWrite&) = delete;
@@ -67,6 +69,7 @@ class StagedFileWrite {
   std::vector<int64_t> starts_;  // of each piece in the file
   int64_t total_ = 0, padded_ = 0;
   bool sync_ = false, direct_ = false;
+  WriteSourceMap* sources_ = nullptr;
   ScopedFd fd_;
   std::vector<std::pair<int64_t, int64_t>> written_;  // aligned [begin, end) given to the lanes, sorted
   std::vector<std::future<void>> in_flight_;
