@@ -175,8 +175,9 @@ AggregationWindow::AggregationWindow(MPI_Comm comm, int64_t bytes, WindowKind ki
     return;
   }
 
-  // Each rank's segment on its own pages (noncontiguous), so one rank's part never shares a page
-  // with a neighbour's that another process writes.
+  // Each rank's segment padded to whole pages (noncontiguous). Open MPI 4.1 still starts every
+  // segment 264 bytes into a page, so a part's last page may hold the next part's first bytes: two
+  // processes then write one page at the seam (a cost, never a conflict: their bytes are disjoint).
   MPI_Info info;
   MpiCheck(MPI_Info_create(&info), "MPI_Info_create");
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
