@@ -16,10 +16,8 @@
 #include "hzio/util/error.h"
 
 namespace hzio {
-class WriteSourceMap;
-}  // namespace hzio
 
-namespace hzio {
+class WriteSourceMap;  // storage/write_source_pages.h
 
 /// Error(kIo, "PATH: WHAT: <strerror(errno)>"), with errno as it is when called.
 Error OsError(const std::string& path, const std::string& what);
